@@ -1,0 +1,98 @@
+#include "app_common.hpp"
+
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "wk/core/error.hpp"
+
+namespace wk::app {
+
+namespace {
+// On a terminal a progress line may be showing: clear it before printing a message line.
+const char* line_reset() { return ::isatty(STDERR_FILENO) ? "\r\x1b[K" : ""; }
+}  // namespace
+
+void print_error(const char* prog, const std::string& message) {
+  fmt::print(stderr, "{}{}: error: {}\n", line_reset(), prog, message);
+}
+void print_notice(const char* prog, const std::string& message) {
+  fmt::print(stderr, "{}{}: {}\n", line_reset(), prog, message);
+}
+
+void add_device_option(CLI::App& app, std::string& device) {
+  app.add_option("--device", device, "Where to run: auto (the GPU when one is usable, else the CPU), gpu or cpu")
+      ->default_val("auto")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+}
+
+BackendSelection choose_backend(const char* prog, const std::string& device, bool quiet) {
+  BackendSelection sel = select_backend(parse_device_choice(device));
+  if (!sel.notice.empty() && !quiet) print_notice(prog, sel.notice);
+  return sel;
+}
+
+int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(prog, std::string(e.what()) + " (see --help)");
+    return kUsage;
+  }
+  try {
+    return body();
+  } catch (const Error& e) {
+    print_error(prog, e.what());
+    return e.category() == ErrorCategory::usage ? kUsage : kSomeFailed;
+  } catch (const std::exception& e) {
+    print_error(prog, e.what());
+    return kSomeFailed;
+  }
+}
+
+Progress::Progress(std::size_t total, const char* unit, bool enabled)
+    : total_(total), unit_(unit), enabled_(enabled && ::isatty(STDERR_FILENO)),
+      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+
+Progress::~Progress() { finish(); }
+
+double Progress::elapsed_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Progress::step(const std::string& extra) {
+  ++done_;
+  extra_ = extra;
+  draw(done_ == total_);
+}
+
+void Progress::draw(bool force) {
+  if (!enabled_ || finished_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  constexpr int kWidth = 30;
+  const double frac = total_ ? double(done_) / double(total_) : 1.0;
+  const int filled = static_cast<int>(frac * kWidth);
+  const double secs = elapsed_s();
+  const double rate = secs > 0 ? done_ / secs : 0.0;
+  const double eta = rate > 0 ? (total_ - done_) / rate : 0.0;
+  fmt::print(stderr, "\r[{:=<{}}{: <{}}] {}/{} {}  {:.1f} {}/s  ETA {:.0f} s  {}\x1b[K", "", filled, "",
+             kWidth - filled, done_, total_, unit_, rate, unit_, eta, extra_);
+  std::fflush(stderr);
+}
+
+void Progress::finish() {
+  if (!enabled_ || finished_) return;
+  draw(true);
+  fmt::print(stderr, "\n");
+  finished_ = true;
+}
+
+}  // namespace wk::app

@@ -1,0 +1,50 @@
+#pragma once
+// What every warpkit app shares: exit codes, error printing, --device, the progress line.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "wk/core/backend.hpp"
+
+namespace wk::app {
+
+enum ExitCode : int { kSuccess = 0, kSomeFailed = 1, kUsage = 2 };
+
+// Prints "PROG: error: MESSAGE" to stderr.
+void print_error(const char* prog, const std::string& message);
+// Prints "PROG: MESSAGE" to stderr.
+void print_notice(const char* prog, const std::string& message);
+
+// Adds --device auto|gpu|cpu (default auto) to `app`.
+void add_device_option(CLI::App& app, std::string& device);
+
+// Resolves --device, printing the CPU-fallback notice once. Throws wk::Error.
+BackendSelection choose_backend(const char* prog, const std::string& device, bool quiet);
+
+// Parses argv and calls body(); maps CLI11 errors to exit 2 (help/version to 0), wk::Error of
+// category usage to 2, any other exception to 1, with a one-line message.
+int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+
+// A one-line progress bar on stderr, drawn only when stderr is a terminal and not quiet.
+class Progress {
+ public:
+  Progress(std::size_t total, const char* unit, bool enabled);
+  ~Progress();
+  // Advances by one item; `extra` is appended (e.g. "123.4 Mpx/s").
+  void step(const std::string& extra = {});
+  void finish();
+  double elapsed_s() const;
+
+ private:
+  void draw(bool force);
+  std::size_t total_, done_ = 0;
+  std::string unit_, extra_;
+  bool enabled_;
+  bool finished_ = false;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+};
+
+}  // namespace wk::app

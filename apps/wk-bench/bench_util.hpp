@@ -1,0 +1,48 @@
+#pragma once
+// Shared pieces of wk-bench: GPU timing with CUDA events (median of repeats), the device copy
+// roofline measured in the same run, and the book-style table.
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wk/core/backend.hpp"
+
+namespace wk::bench {
+
+struct Options {
+  bool ladder = false;
+  int width = 8192, height = 8192;
+  int repeats = 20;
+  std::string device = "auto";
+};
+
+// "WxH" -> width, height; throws wk::Error{usage}.
+void parse_size(const std::string& text, int& width, int& height);
+
+// Median milliseconds of `repeats` timed calls of `launch` on `stream`, after 3 warm-ups.
+double time_gpu_ms(cudaStream_t stream, int repeats, const std::function<void()>& launch);
+// Median milliseconds of `repeats` calls of a host function, after 1 warm-up.
+double time_cpu_ms(int repeats, const std::function<void()>& fn);
+
+// Device-to-device cudaMemcpyAsync of `bytes`: returns GB/s counting bytes read plus written.
+double copy_bandwidth_gbps(std::size_t bytes, cudaStream_t stream, int repeats);
+
+struct Row {
+  std::string name;
+  std::string note;   // "", "peer", "roofline", "default", ...
+  double ms = 0;
+  double pixels = 0;  // per call
+  double bytes = 0;   // moved per call (read + written)
+};
+
+// Prints the table: rung, ms, Mpx/s, Gpx/s, GB/s, % of copy bandwidth, ratio to `peer_name`.
+void print_table(const std::string& title, const std::vector<Row>& rows, double copy_gbps, const std::string& peer_name);
+
+// "NVIDIA H100 80GB HBM3 (132 SMs), CUDA 13.0, driver 580.x, 2026-11-22"
+std::string describe_device(const GpuStatus& gpu);
+std::string today();
+
+}  // namespace wk::bench

@@ -1,0 +1,38 @@
+#pragma once
+// Backend selection, done once per run and passed down explicitly (no global state).
+#include <string>
+#include <string_view>
+
+namespace wk {
+
+enum class Backend { cpu, gpu };
+enum class DeviceChoice { automatic, gpu, cpu };
+
+// "auto" | "gpu" | "cpu"; anything else throws wk::Error{usage}.
+DeviceChoice parse_device_choice(std::string_view text);
+const char* to_string(Backend b) noexcept;
+
+// What the CUDA runtime says about this machine. Never throws, never hangs: no GPU, no driver,
+// a driver older than the runtime and a GPU this build has no code for all give usable=false
+// with the reason.
+struct GpuStatus {
+  bool usable = false;
+  int device_count = 0;
+  std::string reason;  // why not usable
+  std::string name;    // device 0's name when usable
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+};
+GpuStatus probe_gpu();
+
+struct BackendSelection {
+  Backend backend = Backend::cpu;
+  std::string notice;  // one line for stderr when auto fell back to the CPU; empty otherwise
+  GpuStatus gpu;
+};
+
+// automatic: the GPU when usable, else the CPU with a notice. gpu: throws wk::Error{unsupported}
+// with the reason when no GPU is usable. cpu: always the CPU.
+BackendSelection select_backend(DeviceChoice choice);
+
+}  // namespace wk

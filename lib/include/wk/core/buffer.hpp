@@ -1,0 +1,145 @@
+#pragma once
+// RAII owners of CUDA resources: device memory, pinned host memory, pitched device images,
+// streams and events. Move-only; destructors never throw.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "wk/core/cuda_check.hpp"
+#include "wk/core/image_view.hpp"
+
+namespace wk {
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count) WK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+  }
+  ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) { this->~DeviceBuffer(); ptr_ = std::exchange(o.ptr_, nullptr); count_ = std::exchange(o.count_, 0); }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count) WK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+  }
+  ~PinnedBuffer() { if (ptr_) cudaFreeHost(ptr_); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) { this->~PinnedBuffer(); ptr_ = std::exchange(o.ptr_, nullptr); count_ = std::exchange(o.count_, 0); }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  T& operator[](std::size_t i) const { return ptr_[i]; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A pitched 8-bit device image (cudaMallocPitch: every row starts 512-byte aligned).
+class DeviceImage {
+ public:
+  DeviceImage() = default;
+  DeviceImage(int width, int height, int channels) { reset(width, height, channels); }
+  ~DeviceImage() { if (ptr_) cudaFree(ptr_); }
+  DeviceImage(DeviceImage&& o) noexcept { swap(o); }
+  DeviceImage& operator=(DeviceImage&& o) noexcept { DeviceImage t(std::move(o)); swap(t); return *this; }
+  DeviceImage(const DeviceImage&) = delete;
+  DeviceImage& operator=(const DeviceImage&) = delete;
+
+  // Reallocates only when the new image does not fit the current allocation.
+  void reset(int width, int height, int channels) {
+    const std::size_t row = static_cast<std::size_t>(width) * channels;
+    if (!ptr_ || row > pitch_ || height > capacity_rows_) {
+      if (ptr_) { cudaFree(ptr_); ptr_ = nullptr; }
+      void* p = nullptr;
+      std::size_t pitch = 0;
+      WK_CUDA_CHECK(cudaMallocPitch(&p, &pitch, row ? row : 1, height ? height : 1));
+      ptr_ = static_cast<std::uint8_t*>(p);
+      pitch_ = pitch;
+      capacity_rows_ = height;
+    }
+    width_ = width; height_ = height; channels_ = channels;
+  }
+  ImageView view() const { return {ptr_, width_, height_, pitch_, channels_}; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  int channels() const { return channels_; }
+  std::size_t pitch_bytes() const { return pitch_; }
+
+ private:
+  void swap(DeviceImage& o) noexcept {
+    std::swap(ptr_, o.ptr_); std::swap(pitch_, o.pitch_); std::swap(capacity_rows_, o.capacity_rows_);
+    std::swap(width_, o.width_); std::swap(height_, o.height_); std::swap(channels_, o.channels_);
+  }
+  std::uint8_t* ptr_ = nullptr;
+  std::size_t pitch_ = 0;
+  int capacity_rows_ = 0;
+  int width_ = 0, height_ = 0, channels_ = 0;
+};
+
+class Stream {
+ public:
+  Stream() { WK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { if (s_) cudaStreamDestroy(s_); }
+  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream& operator=(Stream&& o) noexcept { std::swap(s_, o.s_); return *this; }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  operator cudaStream_t() const { return s_; }
+  void synchronize() const { WK_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { WK_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { if (e_) cudaEventDestroy(e_); }
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event& operator=(Event&& o) noexcept { std::swap(e_, o.e_); return *this; }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+  void record(cudaStream_t s) { WK_CUDA_CHECK(cudaEventRecord(e_, s)); }
+  void synchronize() const { WK_CUDA_CHECK(cudaEventSynchronize(e_)); }
+  // Milliseconds from `start` to this event (both recorded and complete).
+  float ms_since(const Event& start) const {
+    float ms = 0;
+    WK_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+}  // namespace wk

@@ -1,0 +1,40 @@
+#pragma once
+// File-system helpers shared by the apps: whole-file reads, atomic writes, input discovery.
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace wk::io {
+
+// Reads a regular file whole. Throws wk::Error{io} naming the file and the reason.
+std::vector<std::uint8_t> read_file(const std::filesystem::path& path);
+
+// Writes `bytes` to `path` atomically: a temporary file in the same folder (".NAME.wk-XXXXXX"),
+// flushed, then renamed over `path`. On any failure the temporary file is removed, an existing
+// `path` is left untouched, and wk::Error{io} is thrown. Creates missing parent folders.
+void write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
+
+// True for the file name patterns write_file_atomic uses for its temporary files.
+bool is_temporary_name(const std::filesystem::path& path);
+
+struct InputFile {
+  std::filesystem::path path;      // as found (input root joined with the relative part)
+  std::filesystem::path relative;  // below its input root; for a file given directly, its name
+};
+
+struct InputScan {
+  std::vector<InputFile> files;
+  std::vector<std::string> errors;  // "PATH: reason" for inputs that could not be listed
+};
+
+// Expands each input: a file is taken as it is (whatever its extension); a folder is walked
+// recursively in sorted order and yields files whose extension is a known image format
+// (is_image_extension). Folders inside `skip_dir` (the output folder) are not entered.
+InputScan scan_inputs(std::span<const std::string> inputs, const std::filesystem::path& skip_dir);
+
+// jpg jpeg jpe png bmp dib tif tiff webp pbm pgm ppm pnm pxm pfm sr ras hdr pic exr jp2 (any case).
+bool is_image_extension(const std::filesystem::path& path);
+
+}  // namespace wk::io

@@ -1,0 +1,33 @@
+#pragma once
+// Image decoding and encoding through OpenCV's imgcodecs, with warpkit's stricter checks.
+#include <opencv2/core.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace wk::io {
+
+// Decodes like cv::imread(path, IMREAD_COLOR) except that 1-channel images stay 1-channel:
+// 8-bit, EXIF orientation applied, alpha dropped (OpenCV's IMREAD_ANYCOLOR). The format is
+// taken from the content, not the extension. Throws wk::Error{decode} with the reason for an
+// empty file, bytes that no codec recognises, or a JPEG without its end-of-image marker
+// (OpenCV would return the partial picture; warpkit calls it truncated).
+cv::Mat decode_image(std::span<const std::uint8_t> bytes);
+
+// True when JPEG data ends with the end-of-image marker FF D9 (trailing NUL, CR, LF or space
+// padding that some writers add is allowed). Non-JPEG data returns true.
+bool jpeg_complete(std::span<const std::uint8_t> bytes);
+
+struct EncodeOptions {
+  int jpeg_quality = 95;  // OpenCV's default
+};
+
+// Encodes in the format named by `path`'s extension. Throws wk::Error{unsupported} when OpenCV
+// cannot write that format, wk::Error{usage} when the extension is missing.
+std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path,
+                                       const EncodeOptions& options = {});
+
+}  // namespace wk::io

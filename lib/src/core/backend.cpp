@@ -1,0 +1,58 @@
+#include "wk/core/backend.hpp"
+
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "wk/core/error.hpp"
+
+namespace wk {
+
+namespace detail {
+// backend_probe.cu: runs a one-thread kernel on device 0 and reports the CUDA error, if any.
+int probe_kernel_launch(std::string* reason);
+}  // namespace detail
+
+DeviceChoice parse_device_choice(std::string_view text) {
+  if (text == "auto") return DeviceChoice::automatic;
+  if (text == "gpu") return DeviceChoice::gpu;
+  if (text == "cpu") return DeviceChoice::cpu;
+  throw Error(ErrorCategory::usage, "--device must be auto, gpu or cpu, not '" + std::string(text) + "'");
+}
+
+const char* to_string(Backend b) noexcept { return b == Backend::gpu ? "gpu" : "cpu"; }
+
+GpuStatus probe_gpu() {
+  GpuStatus st;
+  std::string reason;
+  st.device_count = detail::probe_kernel_launch(&reason);
+  if (!reason.empty()) {
+    st.reason = reason;
+    return st;
+  }
+  st.usable = true;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+    st.name = prop.name;
+    st.cc_major = prop.major;
+    st.cc_minor = prop.minor;
+    st.sm_count = prop.multiProcessorCount;
+  }
+  return st;
+}
+
+BackendSelection select_backend(DeviceChoice choice) {
+  BackendSelection sel;
+  if (choice == DeviceChoice::cpu) return sel;
+  sel.gpu = probe_gpu();
+  if (sel.gpu.usable) {
+    sel.backend = Backend::gpu;
+    return sel;
+  }
+  if (choice == DeviceChoice::gpu)
+    throw Error(ErrorCategory::unsupported, "--device gpu: no usable CUDA GPU (" + sel.gpu.reason + ")");
+  sel.notice = "no usable CUDA GPU (" + sel.gpu.reason + "); running on the CPU";
+  return sel;
+}
+
+}  // namespace wk

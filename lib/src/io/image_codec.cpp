@@ -1,0 +1,61 @@
+#include "wk/io/image_codec.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+
+#include "wk/core/error.hpp"
+
+namespace wk::io {
+
+namespace {
+bool is_jpeg(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+
+std::string short_cv_message(const cv::Exception& e) { return e.err.empty() ? std::string(e.what()) : e.err; }
+}  // namespace
+
+bool jpeg_complete(std::span<const std::uint8_t> bytes) {
+  if (!is_jpeg(bytes)) return true;
+  std::size_t n = bytes.size();
+  while (n > 0 && (bytes[n - 1] == 0x00 || bytes[n - 1] == '\n' || bytes[n - 1] == '\r' || bytes[n - 1] == ' ')) --n;
+  return n >= 4 && bytes[n - 2] == 0xFF && bytes[n - 1] == 0xD9;
+}
+
+cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) throw Error(ErrorCategory::decode, "empty file");
+  if (!jpeg_complete(bytes)) throw Error(ErrorCategory::decode, "truncated JPEG (no end-of-image marker)");
+  const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
+  cv::Mat img;
+  try {
+    img = cv::imdecode(buf, cv::IMREAD_ANYCOLOR);
+  } catch (const cv::Exception& e) {
+    throw Error(ErrorCategory::decode, "cannot decode image: " + short_cv_message(e));
+  }
+  if (img.empty()) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
+  if (img.depth() != CV_8U || (img.channels() != 1 && img.channels() != 3))
+    throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+  return img;
+}
+
+std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path, const EncodeOptions& options) {
+  std::string ext = path.extension().string();
+  if (ext.empty()) throw Error(ErrorCategory::usage, path.string() + ": no file extension to choose the output format");
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::vector<int> params;
+  if (ext == ".jpg" || ext == ".jpeg" || ext == ".jpe") params = {cv::IMWRITE_JPEG_QUALITY, options.jpeg_quality};
+  // PPM holds only colour: a 1-channel result is written with the gray value in all three
+  // channels (lossless; reading it back as gray gives the same pixels).
+  cv::Mat to_write = image;
+  if (ext == ".ppm" && image.channels() == 1) cv::cvtColor(image, to_write, cv::COLOR_GRAY2BGR);
+  std::vector<std::uint8_t> out;
+  try {
+    if (!cv::imencode(ext, to_write, out, params))
+      throw Error(ErrorCategory::unsupported, "OpenCV could not encode a " + ext + " image");
+  } catch (const cv::Exception& e) {
+    throw Error(ErrorCategory::unsupported, "cannot write " + ext + " files: " + short_cv_message(e));
+  }
+  return out;
+}
+
+}  // namespace wk::io

@@ -1,0 +1,105 @@
+// Decoding rules: OpenCV's imread semantics plus warpkit's strict truncation check.
+#include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "test_support.hpp"
+#include "wk/core/error.hpp"
+#include "wk/io/image_codec.hpp"
+
+using namespace wk;
+
+namespace {
+std::vector<std::uint8_t> encode(const cv::Mat& m, const char* ext) {
+  std::vector<std::uint8_t> b;
+  REQUIRE(cv::imencode(ext, m, b));
+  return b;
+}
+ErrorCategory decode_category(std::span<const std::uint8_t> bytes, std::string* message = nullptr) {
+  try {
+    io::decode_image(bytes);
+  } catch (const Error& e) {
+    if (message) *message = e.what();
+    return e.category();
+  }
+  return ErrorCategory::internal;
+}
+}  // namespace
+
+TEST_CASE("jpeg_complete requires the end-of-image marker", "[io]") {
+  auto jpg = encode(test::random_image(32, 16, 3, 1), ".jpg");
+  CHECK(io::jpeg_complete(jpg));
+  auto padded = jpg;
+  padded.insert(padded.end(), {0, 0, '\n'});
+  CHECK(io::jpeg_complete(padded));
+  auto cut = jpg;
+  cut.resize(jpg.size() - 2);
+  CHECK_FALSE(io::jpeg_complete(cut));
+  cut.resize(jpg.size() / 2);
+  CHECK_FALSE(io::jpeg_complete(cut));
+  const auto png = encode(test::random_image(4, 4, 3, 1), ".png");
+  CHECK(io::jpeg_complete(png));  // not a JPEG: not this check's business
+}
+
+TEST_CASE("decode_image rejects empty, truncated and non-image data", "[io]") {
+  std::string msg;
+  CHECK(decode_category({}, &msg) == ErrorCategory::decode);
+  CHECK_THAT(msg, Catch::Contains("empty"));
+
+  auto jpg = encode(test::random_image(64, 48, 3, 2), ".jpg");
+  jpg.resize(jpg.size() * 2 / 3);  // OpenCV alone would still return pixels for this
+  CHECK(decode_category(jpg, &msg) == ErrorCategory::decode);
+  CHECK_THAT(msg, Catch::Contains("truncated"));
+
+  const std::string text = "this is not an image\n";
+  CHECK(decode_category({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}, &msg) == ErrorCategory::decode);
+  CHECK_THAT(msg, Catch::Contains("not a decodable image"));
+}
+
+TEST_CASE("decode_image keeps 1-channel images, drops alpha, and gives 8 bits", "[io]") {
+  const cv::Mat gray = test::random_image(9, 7, 1, 3);
+  cv::Mat g = io::decode_image(encode(gray, ".png"));
+  CHECK(g.channels() == 1);
+  CHECK(cv::norm(g, gray, cv::NORM_INF) == 0);
+
+  const cv::Mat bgra = test::random_image(9, 7, 4, 4);
+  cv::Mat c = io::decode_image(encode(bgra, ".png"));
+  CHECK(c.channels() == 3);
+  CHECK(cv::norm(c, cv::imdecode(encode(bgra, ".png"), cv::IMREAD_COLOR), cv::NORM_INF) == 0);
+
+  cv::Mat deep(5, 6, CV_16UC3, cv::Scalar(1000, 20000, 65535));
+  cv::Mat d = io::decode_image(encode(deep, ".png"));
+  CHECK(d.depth() == CV_8U);
+  CHECK(cv::norm(d, cv::imdecode(encode(deep, ".png"), cv::IMREAD_COLOR), cv::NORM_INF) == 0);
+}
+
+TEST_CASE("decode_image applies EXIF orientation as cv::imread does", "[io]") {
+  test::TempDir dir;
+  const cv::Mat src = test::random_image(40, 24, 3, 5);
+  auto jpg = encode(src, ".jpg");
+  // APP1 Exif segment, little-endian TIFF, one IFD entry: Orientation (0x0112) SHORT = 6
+  // ("rotate 90 clockwise to display").
+  const std::uint8_t app1[] = {0xFF, 0xE1, 0x00, 0x22, 'E', 'x', 'i', 'f', 0, 0,
+                               'I', 'I', 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00,
+                               0x01, 0x00, 0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,
+                               0x00, 0x00, 0x00, 0x00};
+  jpg.insert(jpg.begin() + 2, std::begin(app1), std::end(app1));
+  test::write_bytes(dir / "rot.jpg", std::string(jpg.begin(), jpg.end()));
+  const cv::Mat expected = cv::imread((dir / "rot.jpg").string(), cv::IMREAD_COLOR);
+  REQUIRE(expected.cols == 24);  // the marker was understood: rotated
+  const cv::Mat got = io::decode_image(jpg);
+  REQUIRE(got.size() == expected.size());
+  CHECK(cv::norm(got, expected, cv::NORM_INF) == 0);
+}
+
+TEST_CASE("encode_image picks the format from the extension and honours JPEG quality", "[io]") {
+  const cv::Mat m = test::random_image(16, 16, 3, 6);
+  const auto q95 = io::encode_image(m, "x.JPG");
+  std::vector<std::uint8_t> ref;
+  cv::imencode(".jpg", m, ref, {cv::IMWRITE_JPEG_QUALITY, 95});
+  CHECK(q95 == ref);
+  const auto q50 = io::encode_image(m, "x.jpg", {50});
+  cv::imencode(".jpg", m, ref, {cv::IMWRITE_JPEG_QUALITY, 50});
+  CHECK(q50 == ref);
+  CHECK_THROWS_AS(io::encode_image(m, "noextension"), Error);
+  CHECK_THROWS_AS(io::encode_image(m, "x.unknownformat"), Error);
+}

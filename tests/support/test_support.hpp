@@ -1,0 +1,44 @@
+#pragma once
+// Helpers shared by the tests: scratch folders, random images, running the apps.
+#include <opencv2/core.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "wk/core/image_view.hpp"
+
+namespace wk::test {
+
+// A fresh folder under the system temp dir, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Uniformly random 8-bit image (deterministic for a seed).
+cv::Mat random_image(int width, int height, int channels, unsigned seed);
+
+inline ConstImageView const_view(const cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m.channels()}; }
+inline ImageView view(cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m.channels()}; }
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs a shell command line, capturing stdout+stderr; stdin is /dev/null.
+CommandResult run(const std::string& command_line);
+// Quotes one argument for the shell.
+std::string sh_quote(const std::string& arg);
+
+void write_bytes(const std::filesystem::path& path, const std::string& bytes);
+std::string read_bytes(const std::filesystem::path& path);
+
+}  // namespace wk::test
