@@ -23,6 +23,7 @@ void check_equal(const cv::Mat& expected, const DeviceImage& d_out, const std::s
 }  // namespace
 
 int bench_gray(const Options& o) {
+  if (!o.variant.empty()) image::parse_gray_variant(o.variant);  // unknown names: usage error
   const BackendSelection sel = select_backend(parse_device_choice(o.device));
   cv::Mat h_src(o.height, o.width, CV_8UC3);
   cv::randu(h_src, cv::Scalar::all(0), cv::Scalar::all(256));
@@ -54,7 +55,7 @@ int bench_gray(const Options& o) {
 
   for (const auto& v : image::gray_variants()) {
     const bool is_default = v.variant == image::gray_default_variant();
-    if (!o.ladder && !is_default) continue;
+    if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
     WK_CUDA_CHECK(cudaMemset2D(d_dst.view().data, d_dst.pitch_bytes(), 0, o.width, o.height));
     const double ms = time_gpu_ms(stream, o.repeats, [&] { image::gray(d_src.view(), d_dst.view(), image::ChannelOrder::bgr, stream, v.variant); });
     check_equal(h_ref, d_dst, v.name);

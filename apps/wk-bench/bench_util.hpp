@@ -16,6 +16,7 @@ struct Options {
   bool ladder = false;
   int width = 8192, height = 8192;
   int repeats = 20;
+  std::string variant;  // empty: every rung with --ladder, else the default one
   std::string device = "auto";
 };
 

@@ -5,6 +5,21 @@
 #include "benches.hpp"
 #include "wk/core/nvtx.hpp"
 
+namespace {
+
+struct BenchEntry {
+  const char* name;
+  const char* description;
+  int (*run)(const wk::bench::Options&);
+};
+
+// One line per benchmarked operation; the name is the operation's name in lib, tests and docs.
+constexpr BenchEntry kBenches[] = {
+    {"gray", "RGB/BGR -> gray (8-bit, 3 channels)", wk::bench::bench_gray},
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"wk-bench: time warpkit's kernels (each APOD rung with --ladder) against peers and the copy roofline"};
   app.require_subcommand(1);
@@ -14,24 +29,27 @@ int main(int argc, char** argv) {
   wk-bench gray --size 4096x4096 --repeats 50
 
 Times are medians of CUDA-event timings on device-resident data; each rung's output is checked
-against OpenCV before its time is printed. Without a GPU only the CPU (OpenCV) row is printed.)");
+against the CPU path before its time is printed. Without a GPU only CPU rows are printed.)");
 
   wk::bench::Options opt;
   std::string size = "8192x8192";
-  auto add_common = [&](CLI::App* sub) {
+  std::vector<std::pair<CLI::App*, const BenchEntry*>> subs;
+  for (const BenchEntry& b : kBenches) {
+    CLI::App* sub = app.add_subcommand(b.name, b.description);
     sub->add_flag("--ladder", opt.ladder, "Time every rung of the APOD ladder, not only the default");
-    sub->add_option("--size", size, "Image size WxH")->default_val("8192x8192");
+    sub->add_option("--size", size, "Problem size: WxH for images (each bench says what it means)")->default_val("8192x8192");
     sub->add_option("--repeats", opt.repeats, "Timed repeats per row (the median is printed)")
         ->default_val(20)->check(CLI::Range(1, 10000));
+    sub->add_option("--variant", opt.variant, "Only this rung (a name from --ladder)");
     wk::app::add_device_option(*sub, opt.device);
-  };
-  CLI::App* gray = app.add_subcommand("gray", "RGB/BGR -> gray (8-bit, 3 channels)");
-  add_common(gray);
+    subs.emplace_back(sub, &b);
+  }
 
   return wk::app::run_app("wk-bench", app, argc, argv, [&]() -> int {
     wk::nvtx::Range r("wk-bench");
     wk::bench::parse_size(size, opt.width, opt.height);
-    if (gray->parsed()) return wk::bench::bench_gray(opt);
+    for (auto& [sub, entry] : subs)
+      if (sub->parsed()) return entry->run(opt);
     return wk::app::kUsage;
   });
 }
