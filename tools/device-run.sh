@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Build, test, sanitize and benchmark warpkit on a GPU machine in one command, as the device
+# tool runs it (docs/development.md). Logs go to $OUT (or ./device-out).
+#
+#   bash tools/device-run.sh [--kit DIR] [--no-sanitize] [--bench "gray --ladder"]... [--cmd "shell"]...
+#
+# --kit: the unpacked-or-packed device kit (../shared/device-kit copied into an ignored folder);
+# without it the system's packages are used.
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$SRC/device-out}
+mkdir -p "$OUT"
+KIT="" SANITIZE=1
+BENCHES=() CMDS=()
+while (($#)); do
+  case "$1" in
+    --kit) KIT=$2; shift 2 ;;
+    --no-sanitize) SANITIZE=0; shift ;;
+    --bench) BENCHES+=("$2"); shift 2 ;;
+    --cmd) CMDS+=("$2"); shift 2 ;;
+    *) echo "device-run: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+BUILD=/tmp/wk-build
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+
+note "device-run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+CMAKE_ARGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${WK_CUDA_ARCH:-90})
+if [ -n "$KIT" ]; then
+  sh "$KIT/setup.sh" /tmp/wk-deps >"$OUT/setup.log" 2>&1 || { note "kit setup FAILED"; tail "$OUT/setup.log"; exit 1; }
+  CMAKE_ARGS+=(-DOpenCV_DIR=/tmp/wk-deps/opencv/lib/cmake/opencv4 "-DCMAKE_PREFIX_PATH=/tmp/wk-deps/catch2;/tmp/wk-deps/extra")
+fi
+t0=$(date +%s)
+if ! cmake -S "$SRC" -B $BUILD "${CMAKE_ARGS[@]}" >"$OUT/configure.log" 2>&1; then
+  note "configure FAILED"; tail -30 "$OUT/configure.log"; exit 1
+fi
+grep -E "warpkit:" "$OUT/configure.log" | tee -a "$SUMMARY"
+if ! cmake --build $BUILD -j "$(nproc)" >"$OUT/build.log" 2>&1; then
+  note "build FAILED"; grep -E -A5 "error|FAILED" "$OUT/build.log" | head -60; exit 1
+fi
+note "build ok in $(( $(date +%s) - t0 )) s"
+
+ctest --test-dir $BUILD -j 4 --output-on-failure --timeout 900 >"$OUT/ctest.log" 2>&1
+note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped\)" "$OUT/ctest.log" | tee -a "$SUMMARY"
+
+if ((SANITIZE)) && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck initcheck synccheck; do
+    extra=()
+    [ $tool = memcheck ] && extra=(--leak-check full)
+    compute-sanitizer --tool $tool "${extra[@]}" --error-exitcode 99 $BUILD/tests/wk_gpu_tests "~[slow]" \
+      >"$OUT/sanitize-$tool.log" 2>&1
+    note "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitize-$tool.log" | tail -1))"
+  done
+fi
+
+for b in "${BENCHES[@]}"; do
+  note ""
+  note "\$ wk-bench $b"
+  # shellcheck disable=SC2086
+  $BUILD/apps/wk-bench $b 2>&1 | tee -a "$SUMMARY"
+done
+for c in "${CMDS[@]}"; do
+  note ""
+  note "\$ $c"
+  (cd $BUILD && PATH=$BUILD/apps:$BUILD/samples:$PATH bash -c "$c") 2>&1 | tail -40 | tee -a "$SUMMARY"
+done
+note "device-run: done in $(( $(date +%s) - t0 )) s"
