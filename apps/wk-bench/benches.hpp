@@ -1,5 +1,8 @@
 #pragma once
 // One function per benchmarked operation; the name is the operation's name everywhere.
+#include <cstddef>
+#include <cstdint>
+
 #include "bench_util.hpp"
 
 namespace wk::bench {
