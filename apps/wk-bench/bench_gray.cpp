@@ -14,6 +14,7 @@ namespace {
 // The GPU result of every rung must equal the CPU (OpenCV) result before its time is printed.
 void check_equal(const cv::Mat& expected, const DeviceImage& d_out, const std::string& rung) {
   cv::Mat got(d_out.height(), d_out.width(), CV_8UC1);
+  WK_CUDA_CHECK(cudaDeviceSynchronize());
   WK_CUDA_CHECK(cudaMemcpy2D(got.data, got.step[0], d_out.view().data, d_out.pitch_bytes(), d_out.width(),
                              d_out.height(), cudaMemcpyDeviceToHost));
   if (cv::norm(expected, got, cv::NORM_INF) != 0)
@@ -49,14 +50,15 @@ int bench_gray(const Options& o) {
 
   Stream stream;
   DeviceImage d_src(o.width, o.height, 3), d_dst(o.width, o.height, 1);
-  WK_CUDA_CHECK(cudaMemcpy2D(d_src.view().data, d_src.pitch_bytes(), h_src.data, h_src.step[0], std::size_t(o.width) * 3,
-                             o.height, cudaMemcpyHostToDevice));
+  WK_CUDA_CHECK(cudaMemcpy2DAsync(d_src.view().data, d_src.pitch_bytes(), h_src.data, h_src.step[0],
+                                  std::size_t(o.width) * 3, o.height, cudaMemcpyHostToDevice, stream));
+  stream.synchronize();
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(bytes / 2), stream, o.repeats);
 
   for (const auto& v : image::gray_variants()) {
     const bool is_default = v.variant == image::gray_default_variant();
     if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
-    WK_CUDA_CHECK(cudaMemset2D(d_dst.view().data, d_dst.pitch_bytes(), 0, o.width, o.height));
+    WK_CUDA_CHECK(cudaMemset2DAsync(d_dst.view().data, d_dst.pitch_bytes(), 0, o.width, o.height, stream));
     const double ms = time_gpu_ms(stream, o.repeats, [&] { image::gray(d_src.view(), d_dst.view(), image::ChannelOrder::bgr, stream, v.variant); });
     check_equal(h_ref, d_dst, v.name);
     rows.push_back({v.name, is_default ? "default" : "", ms, px, bytes});

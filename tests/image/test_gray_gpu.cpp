@@ -27,14 +27,17 @@ cv::Mat gpu_gray(const cv::Mat& src, image::ChannelOrder order, image::GrayVaria
   cv::Mat got(h, w, CV_8UC1, cv::Scalar(0));
   if (extra_pitch == 0) {
     DeviceImage d_src(w, h, cn), d_dst(w, h, 1);
-    WK_CUDA_CHECK(cudaMemcpy2D(d_src.view().data, d_src.pitch_bytes(), src.data, src.step[0], std::size_t(w) * cn, h, cudaMemcpyHostToDevice));
+    // Stream-ordered upload: a plain cudaMemcpy from pageable memory may return before its DMA
+    // ends, and a non-blocking stream does not wait for the legacy default stream.
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(d_src.view().data, d_src.pitch_bytes(), src.data, src.step[0], std::size_t(w) * cn, h,
+                                    cudaMemcpyHostToDevice, stream));
     image::gray(d_src.view(), d_dst.view(), order, stream, variant);
     WK_CUDA_CHECK(cudaMemcpy2DAsync(got.data, got.step[0], d_dst.view().data, d_dst.pitch_bytes(), w, h, cudaMemcpyDeviceToHost, stream));
   } else {
     const std::size_t sp = std::size_t(w) * cn + extra_pitch, dp = std::size_t(w) + extra_pitch;
     // Offset by one byte so rows are not even 2-byte aligned.
     DeviceBuffer<std::uint8_t> s(sp * h + 1), d(dp * h + 1);
-    WK_CUDA_CHECK(cudaMemcpy2D(s.get() + 1, sp, src.data, src.step[0], std::size_t(w) * cn, h, cudaMemcpyHostToDevice));
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(s.get() + 1, sp, src.data, src.step[0], std::size_t(w) * cn, h, cudaMemcpyHostToDevice, stream));
     image::gray(ConstImageView{s.get() + 1, w, h, sp, cn}, ImageView{d.get() + 1, w, h, dp, 1}, order, stream, variant);
     WK_CUDA_CHECK(cudaMemcpy2DAsync(got.data, got.step[0], d.get() + 1, dp, w, h, cudaMemcpyDeviceToHost, stream));
   }
