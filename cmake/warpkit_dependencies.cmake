@@ -12,7 +12,7 @@ find_package(fmt REQUIRED)
 
 # NPP is optional: only a benchmark peer. The CPU machines have no NPP, the GPU machine does.
 set(WK_HAVE_NPP OFF)
-if(WK_WITH_NPP AND TARGET CUDA::nppicc AND TARGET CUDA::nppc)
+if(WK_WITH_NPP AND TARGET CUDA::nppicc AND TARGET CUDA::nppc AND TARGET CUDA::nppist AND TARGET CUDA::nppif)
   set(WK_HAVE_NPP ON)
 endif()
 message(STATUS "warpkit: NPP benchmark peer: ${WK_HAVE_NPP}")

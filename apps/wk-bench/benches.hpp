@@ -8,11 +8,28 @@
 namespace wk::bench {
 
 int bench_gray(const Options& options);
+int bench_histogram(const Options& options);
+int bench_equalize(const Options& options);
 
 #if defined(WK_HAVE_NPP)
 // NPP peers (npp_peers.cpp), only when NPP was found at configure time.
 void npp_rgb_to_gray(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch,
                      int width, int height, cudaStream_t stream);
+
+// nppiHistogramEven_8u_C1R_Ctx with 256 bins over [0, 256) and its scratch buffer, allocated once.
+class NppHistogram {
+ public:
+  NppHistogram(int width, int height, cudaStream_t stream);
+  ~NppHistogram();
+  NppHistogram(const NppHistogram&) = delete;
+  NppHistogram& operator=(const NppHistogram&) = delete;
+  void run(const std::uint8_t* d_src, std::size_t pitch, cudaStream_t stream);
+
+ private:
+  int width_, height_;
+  std::uint8_t* d_scratch_ = nullptr;
+  std::int32_t* d_hist_ = nullptr;
+};
 #endif
 
 }  // namespace wk::bench

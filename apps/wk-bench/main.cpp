@@ -16,6 +16,8 @@ struct BenchEntry {
 // One line per benchmarked operation; the name is the operation's name in lib, tests and docs.
 constexpr BenchEntry kBenches[] = {
     {"gray", "RGB/BGR -> gray (8-bit, 3 channels)", wk::bench::bench_gray},
+    {"histogram", "256-bin histogram of 8-bit gray: natural photo and constant image", wk::bench::bench_histogram},
+    {"equalize", "histogram equalization of 8-bit gray (histogram + LUT + apply)", wk::bench::bench_equalize},
 };
 
 }  // namespace

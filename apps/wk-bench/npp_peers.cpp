@@ -44,3 +44,53 @@ void npp_rgb_to_gray(const std::uint8_t* d_src, std::size_t src_pitch, std::uint
 }
 
 }  // namespace wk::bench
+// ---- Peers of the image kernels of issue 3 (histogram, convolution family).
+namespace wk::bench {
+
+namespace {
+
+// One context per (thread, stream), built on first use.
+const NppStreamContext& context_for(cudaStream_t stream) {
+  static thread_local NppStreamContext ctx{};
+  static thread_local cudaStream_t ctx_stream = nullptr;
+  static thread_local bool valid = false;
+  if (!valid || ctx_stream != stream) {
+    ctx = make_context(stream);
+    ctx_stream = stream;
+    valid = true;
+  }
+  return ctx;
+}
+
+// NPP's scratch-size queries return int in older releases and size_t in newer ones: deduce it.
+template <class T>
+std::size_t histogram_scratch_bytes(NppStatus (*query)(NppiSize, int, T*, NppStreamContext), NppiSize roi, int levels,
+                                    const NppStreamContext& ctx) {
+  T bytes{};
+  check_npp(query(roi, levels, &bytes, ctx), "nppiHistogramEvenGetBufferSize_8u_C1R_Ctx");
+  return static_cast<std::size_t>(bytes);
+}
+
+constexpr int kHistogramLevels = 257;  // 256 bins [0,1), [1,2), ..., [255,256)
+
+}  // namespace
+
+NppHistogram::NppHistogram(int width, int height, cudaStream_t stream) : width_(width), height_(height) {
+  const std::size_t bytes = histogram_scratch_bytes(nppiHistogramEvenGetBufferSize_8u_C1R_Ctx, NppiSize{width, height},
+                                                    kHistogramLevels, context_for(stream));
+  WK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_scratch_), bytes ? bytes : 1));
+  WK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_hist_), 256 * sizeof(std::int32_t)));
+}
+
+NppHistogram::~NppHistogram() {
+  cudaFree(d_scratch_);
+  cudaFree(d_hist_);
+}
+
+void NppHistogram::run(const std::uint8_t* d_src, std::size_t pitch, cudaStream_t stream) {
+  check_npp(nppiHistogramEven_8u_C1R_Ctx(d_src, static_cast<int>(pitch), NppiSize{width_, height_}, d_hist_, kHistogramLevels, 0, 256,
+                                         d_scratch_, context_for(stream)),
+            "nppiHistogramEven_8u_C1R_Ctx");
+}
+
+}  // namespace wk::bench

@@ -23,6 +23,9 @@ constexpr const char* kProg = "wk-image";
 
 constexpr const char* kFooter = R"(Examples:
   wk-image gray -o gray/ photos/              convert every image below photos/ to gray
+  wk-image gray,gauss:5,equalize -o out/ photos/   a chain: intermediates stay on the GPU
+  wk-image hist --plot -o out/ a.png          out/a.png plus out/a.hist.csv and out/a.hist.png
+  wk-image 'conv:[0 -1 0; -1 5 -1; 0 -1 0]' --border replicate -o out/ photos/
   wk-image gray -o out/ a.jpg b.png --device cpu
   wk-image gray -o out/ photos/ --quality 90  JPEG outputs at quality 90
 
@@ -53,23 +56,30 @@ std::string with_path(const fs::path& path, const std::string& what) {
 
 int main(int argc, char** argv) {
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
-  std::string pipeline_text, device;
+  std::string pipeline_text, device, border_text = "reflect101";
+  bool plot = false;
   std::vector<std::string> inputs;
   fs::path outdir;
   int quality = 95;
   bool quiet = false;
-  app.add_option("pipeline", pipeline_text, "Operations, comma-separated: gray")->required();
+  app.add_option("pipeline", pipeline_text, "Operations, comma-separated, run in order (see Operations below)")->required();
   app.add_option("inputs", inputs, "Image files and folders")->required();
   app.add_option("-o,--output", outdir, "Output folder (created if missing)")->required();
   wk::app::add_device_option(app, device);
   app.add_option("--quality", quality, "JPEG quality of .jpg outputs")->default_val(95)->check(CLI::Range(1, 100));
   app.add_flag("-q,--quiet", quiet, "No progress bar, notices or summary");
-  app.footer(kFooter);
+  app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
+      ->default_val("reflect101");
+  app.add_flag("--plot", plot, "histogram: also write NAME.hist.png, a bar chart");
+  app.footer(std::string(kFooter) + "\n\nOperations:\n" + image::operations_help());
 
   return wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
     nvtx::Range app_range("wk-image");
     const BackendSelection sel = wk::app::choose_backend(kProg, device, quiet);
-    image::Pipeline pipeline(pipeline_text, sel.backend);
+    image::PipelineOptions pipeline_options;
+    pipeline_options.border = image::parse_border(border_text);
+    pipeline_options.plot = plot;
+    image::Pipeline pipeline(pipeline_text, sel.backend, pipeline_options);
 
     io::InputScan scan;
     {
@@ -111,7 +121,8 @@ int main(int argc, char** argv) {
           nvtx::Range r("decode", nvtx::Color::codec, idx);
           img = io::decode_image(bytes);
         }
-        const cv::Mat result = pipeline.run(img, idx);
+        std::vector<image::SideOutput> side_outputs;  // histogram tables and plots
+        const cv::Mat result = pipeline.run(img, idx, &side_outputs);
         std::vector<std::uint8_t> encoded;
         {
           nvtx::Range r("encode", nvtx::Color::codec, idx);
@@ -120,6 +131,12 @@ int main(int argc, char** argv) {
         {
           nvtx::Range r("write", nvtx::Color::io, idx);
           io::write_file_atomic(out, encoded);
+          for (const auto& side : side_outputs) {
+            const fs::path side_path = out.parent_path() / (out.stem().string() + side.suffix);
+            if (!outputs_written.insert(side_path.lexically_normal()).second)
+              throw Error(ErrorCategory::usage, "output " + side_path.string() + " was already written from another input");
+            io::write_file_atomic(side_path, side.bytes);
+          }
         }
         ++ok;
         megapixels += double(img.total()) / 1e6;

@@ -2,13 +2,17 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <charconv>
+#include <cmath>
 #include <functional>
 #include <optional>
 
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/image/equalize.hpp"
 #include "wk/image/gray.hpp"
+#include "wk/image/histogram.hpp"
 
 namespace wk::image {
 
@@ -42,8 +46,6 @@ std::vector<OpSpec> parse_pipeline(std::string_view text) {
   return ops;
 }
 
-std::vector<std::string> known_operations() { return {"gray"}; }
-
 namespace {
 
 // The device-side state of one image while it moves through the operations: two pitched
@@ -60,24 +62,44 @@ struct GpuFrame {
   void swap() { current_is_a = !current_is_a; }
 };
 
-struct Operation {
-  std::string name;
-  std::function<void(cv::Mat&)> cpu;
-  std::function<void(GpuFrame&, cudaStream_t)> gpu;
+// What one run() call collects besides the image.
+struct RunState {
+  std::vector<SideOutput>* side_outputs = nullptr;
+  // GPU: work that needs the stream finished (formatting side outputs from pinned copies).
+  std::vector<std::function<void()>> after_sync;
+  int histograms = 0;  // numbers the histogram side outputs: .hist, .hist2, ...
 };
 
-Operation make_gray(const OpSpec& spec) {
-  if (!spec.args.empty()) throw Error(ErrorCategory::usage, "gray takes no arguments ('" + spec.text + "')");
+struct Operation {
+  std::string name;
+  std::function<void(cv::Mat&, RunState&)> cpu;
+  std::function<void(GpuFrame&, cudaStream_t, RunState&)> gpu;
+};
+
+[[noreturn]] void bad_args(const OpSpec& spec, const std::string& why) {
+  throw Error(ErrorCategory::usage, spec.name + ": " + why + " ('" + spec.text + "')");
+}
+
+void expect_args(const OpSpec& spec, std::size_t min, std::size_t max, const char* syntax) {
+  if (spec.args.size() < min || spec.args.size() > max)
+    bad_args(spec, std::string(spec.args.size() < min ? "missing argument" : "too many arguments") + ", expected " + syntax);
+}
+
+ConstImageView const_view(const cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m.channels()}; }
+ImageView view(cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m.channels()}; }
+
+// ---- gray
+Operation make_gray(const OpSpec& spec, const PipelineOptions&) {
+  expect_args(spec, 0, 0, "no arguments");
   Operation op;
   op.name = "gray";
-  op.cpu = [](cv::Mat& img) {
+  op.cpu = [](cv::Mat& img, RunState&) {
     if (img.channels() == 1) return;
     cv::Mat out(img.rows, img.cols, CV_8UC1);
-    ConstImageView src{img.data, img.cols, img.rows, img.step[0], img.channels()};
-    gray_cpu(src, ImageView{out.data, out.cols, out.rows, out.step[0], 1}, ChannelOrder::bgr);
+    gray_cpu(const_view(img), view(out), ChannelOrder::bgr);
     img = out;
   };
-  op.gpu = [](GpuFrame& f, cudaStream_t s) {
+  op.gpu = [](GpuFrame& f, cudaStream_t s, RunState&) {
     const DeviceImage& in = f.current();
     if (in.channels() == 1) return;
     DeviceImage& out = f.next(in.width(), in.height(), 1);
@@ -87,8 +109,90 @@ Operation make_gray(const OpSpec& spec) {
   return op;
 }
 
-Operation make_operation(const OpSpec& spec) {
-  if (spec.name == "gray") return make_gray(spec);
+// ---- histogram / hist: side outputs only, the image passes through unchanged.
+void add_histogram_outputs(RunState& st, std::span<const std::uint32_t> hist, int channels, bool plot) {
+  const int n = ++st.histograms;
+  if (!st.side_outputs) return;
+  const std::string stem = n == 1 ? ".hist" : ".hist" + std::to_string(n);
+  const std::string csv = histogram_csv(hist, channels);
+  st.side_outputs->push_back({stem + ".csv", std::vector<std::uint8_t>(csv.begin(), csv.end())});
+  if (plot) st.side_outputs->push_back({stem + ".png", histogram_plot_png(hist, channels)});
+}
+
+Operation make_histogram(const OpSpec& spec, const PipelineOptions& options) {
+  expect_args(spec, 0, 0, "no arguments");
+  struct GpuState {
+    HistogramWorkspace workspace;
+    DeviceBuffer<std::uint32_t> d_hist{4 * kHistogramBins};
+    PinnedBuffer<std::uint32_t> h_hist{4 * kHistogramBins};
+  };
+  auto state = std::make_shared<std::optional<GpuState>>();
+  const bool plot = options.plot;
+  Operation op;
+  op.name = "histogram";
+  op.cpu = [plot](cv::Mat& img, RunState& st) {
+    std::vector<std::uint32_t> hist(std::size_t(img.channels()) * kHistogramBins);
+    histogram_cpu(const_view(img), hist);
+    add_histogram_outputs(st, hist, img.channels(), plot);
+  };
+  op.gpu = [state, plot](GpuFrame& f, cudaStream_t s, RunState& st) {
+    if (!*state) state->emplace();
+    GpuState& g = **state;
+    const DeviceImage& in = f.current();
+    const int cn = in.channels();
+    histogram(in.view(), g.d_hist.get(), s, histogram_default_variant(), &g.workspace);
+    WK_CUDA_CHECK(cudaMemcpyAsync(g.h_hist.get(), g.d_hist.get(), std::size_t(cn) * kHistogramBins * sizeof(std::uint32_t),
+                                  cudaMemcpyDeviceToHost, s));
+    // Numbered now, in pipeline order; formatted once the stream has finished.
+    const int number = ++st.histograms;
+    st.after_sync.push_back([&st, state, cn, plot, number] {
+      RunState one;
+      one.side_outputs = st.side_outputs;
+      one.histograms = number - 1;
+      add_histogram_outputs(one, std::span<const std::uint32_t>((*state)->h_hist.get(), std::size_t(cn) * kHistogramBins), cn, plot);
+    });
+  };
+  return op;
+}
+
+// ---- equalize
+Operation make_equalize(const OpSpec& spec, const PipelineOptions&) {
+  expect_args(spec, 0, 0, "no arguments");
+  auto workspace = std::make_shared<std::optional<EqualizeWorkspace>>();
+  Operation op;
+  op.name = "equalize";
+  op.cpu = [](cv::Mat& img, RunState&) {
+    cv::Mat out(img.rows, img.cols, img.type());
+    equalize_cpu(const_view(img), view(out));
+    img = out;
+  };
+  op.gpu = [workspace](GpuFrame& f, cudaStream_t s, RunState&) {
+    if (!*workspace) workspace->emplace();
+    const DeviceImage& in = f.current();
+    DeviceImage& out = f.next(in.width(), in.height(), in.channels());
+    equalize(in.view(), out.view(), s, equalize_default_variant(), &**workspace);
+    f.swap();
+  };
+  return op;
+}
+
+struct OpDef {
+  const char* name;
+  const char* alias;  // nullptr: none
+  const char* syntax;
+  const char* help;
+  Operation (*make)(const OpSpec&, const PipelineOptions&);
+};
+
+const OpDef kOps[] = {
+    {"gray", nullptr, "gray", "BGR -> gray (cv::cvtColor BGR2GRAY); gray passes through", make_gray},
+    {"histogram", "hist", "histogram, hist", "256-bin counts to NAME.hist.csv (and NAME.hist.png with --plot); image unchanged", make_histogram},
+    {"equalize", nullptr, "equalize", "cv::equalizeHist; colour: equalize Y of YCrCb, keep chroma", make_equalize},
+};
+
+Operation make_operation(const OpSpec& spec, const PipelineOptions& options) {
+  for (const OpDef& d : kOps)
+    if (spec.name == d.name || (d.alias && spec.name == d.alias)) return d.make(spec, options);
   std::string known;
   for (const auto& n : known_operations()) known += (known.empty() ? "" : ", ") + n;
   throw Error(ErrorCategory::usage, "unknown operation '" + spec.name + "' (known: " + known + ")");
@@ -96,18 +200,36 @@ Operation make_operation(const OpSpec& spec) {
 
 }  // namespace
 
+std::vector<std::string> known_operations() {
+  std::vector<std::string> names;
+  for (const OpDef& d : kOps) names.emplace_back(d.name);
+  return names;
+}
+
+std::string operations_help() {
+  std::string out;
+  for (const OpDef& d : kOps) {
+    std::string syntax = d.syntax;
+    if (syntax.size() < 22) syntax.resize(22, ' ');
+    out += "  " + syntax + " " + d.help + "\n";
+  }
+  return out;
+}
+
 struct Pipeline::Impl {
   Backend backend;
+  PipelineOptions options;
   std::vector<OpSpec> specs;
   std::vector<Operation> ops;
   std::optional<Stream> stream;  // created on first GPU use
   GpuFrame frame;
 };
 
-Pipeline::Pipeline(std::string_view text, Backend backend) : impl_(std::make_unique<Impl>()) {
+Pipeline::Pipeline(std::string_view text, Backend backend, PipelineOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->backend = backend;
+  impl_->options = options;
   impl_->specs = parse_pipeline(text);
-  for (const auto& s : impl_->specs) impl_->ops.push_back(make_operation(s));
+  for (const auto& s : impl_->specs) impl_->ops.push_back(make_operation(s, options));
 }
 Pipeline::~Pipeline() = default;
 Pipeline::Pipeline(Pipeline&&) noexcept = default;
@@ -115,16 +237,19 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 
 Backend Pipeline::backend() const { return impl_->backend; }
 const std::vector<OpSpec>& Pipeline::ops() const { return impl_->specs; }
+const PipelineOptions& Pipeline::options() const { return impl_->options; }
 
-cv::Mat Pipeline::run(const cv::Mat& image, long index) {
+cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>* side_outputs) {
   if (image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
     throw Error(ErrorCategory::unsupported, "pipeline input must be 8-bit with 1 or 3 channels");
   Impl& p = *impl_;
+  RunState st;
+  st.side_outputs = side_outputs;
   if (p.backend == Backend::cpu) {
     cv::Mat img = image.clone();
     for (auto& op : p.ops) {
       nvtx::Range r(op.name.c_str(), nvtx::Color::compute, index);
-      op.cpu(img);
+      op.cpu(img, st);
     }
     return img;
   }
@@ -141,15 +266,19 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index) {
   }
   for (auto& op : p.ops) {
     nvtx::Range r(op.name.c_str(), nvtx::Color::compute, index);
-    op.gpu(f, s);
+    op.gpu(f, s, st);
   }
-  nvtx::Range r("d2h", nvtx::Color::transfer, index);
-  const DeviceImage& out = f.current();
-  cv::Mat result(out.height(), out.width(), CV_8UC(out.channels()));
-  WK_CUDA_CHECK(cudaMemcpy2DAsync(result.data, result.step[0], out.view().data, out.pitch_bytes(),
-                                  static_cast<std::size_t>(out.width()) * out.channels(), out.height(),
-                                  cudaMemcpyDeviceToHost, s));
-  WK_CUDA_CHECK(cudaStreamSynchronize(s));
+  cv::Mat result;
+  {
+    nvtx::Range r("d2h", nvtx::Color::transfer, index);
+    const DeviceImage& out = f.current();
+    result.create(out.height(), out.width(), CV_8UC(out.channels()));
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(result.data, result.step[0], out.view().data, out.pitch_bytes(),
+                                    static_cast<std::size_t>(out.width()) * out.channels(), out.height(),
+                                    cudaMemcpyDeviceToHost, s));
+    WK_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  for (auto& fn : st.after_sync) fn();
   return result;
 }
 

@@ -1,15 +1,18 @@
 #pragma once
-// An image operation pipeline such as "gray" (later "gray,gauss:5,equalize"): parsed once, then
-// run on each image. On the GPU the image is uploaded once, every operation runs on device
-// memory, and the result is downloaded once: no host round trips between steps.
+// An image operation pipeline such as "gray,gauss:5,equalize": parsed once, then run on each
+// image. On the GPU the image is uploaded once, every operation runs on device memory (two
+// pitched buffers used ping-pong), and the result is downloaded once: no host round trips
+// between steps.
 #include <opencv2/core.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "wk/core/backend.hpp"
+#include "wk/image/filter.hpp"
 
 namespace wk::image {
 
@@ -19,28 +22,47 @@ struct OpSpec {
   std::string text;               // as written, for messages
 };
 
-// Splits on commas, and each operation on colons, outside [...] brackets (so a later
+// Splits on commas, and each operation on colons, outside [...] brackets (so
 // "conv:[1 2; 3 4]" stays one operation). Throws wk::Error{usage} for empty operations or
 // unbalanced brackets. Does not check the names: Pipeline does.
 std::vector<OpSpec> parse_pipeline(std::string_view text);
 
-// The operation names this build knows, for --help and messages.
+// The operation names this build knows (aliases excluded), for messages.
 std::vector<std::string> known_operations();
+
+// One line per operation ("  gauss:K[:SIGMA]   Gaussian blur ..."), for --help.
+std::string operations_help();
+
+struct PipelineOptions {
+  Border border;      // the convolution family's border (default reflect101, as OpenCV)
+  bool plot = false;  // histogram: also write NAME.hist.png
+};
+
+// A file an operation produces next to the output image: the writer names it NAME + suffix,
+// NAME being the output file name without its extension (histogram: ".hist.csv").
+struct SideOutput {
+  std::string suffix;
+  std::vector<std::uint8_t> bytes;
+};
 
 class Pipeline {
  public:
-  // Throws wk::Error{usage} naming an unknown operation or a bad argument.
-  Pipeline(std::string_view text, Backend backend);
+  // Throws wk::Error{usage} naming an unknown operation or a bad argument (a non-numeric weight,
+  // an empty kernel file, K even or < 1, ...); wk::Error{io} for an unreadable kernel file.
+  Pipeline(std::string_view text, Backend backend, PipelineOptions options = {});
   ~Pipeline();
   Pipeline(Pipeline&&) noexcept;
   Pipeline& operator=(Pipeline&&) noexcept;
 
   // Runs every operation on an 8-bit 1- or 3-channel (BGR) image and returns the result.
-  // `index` is the NVTX payload (the image's number in the job).
-  cv::Mat run(const cv::Mat& image, long index = -1);
+  // `index` is the NVTX payload (the image's number in the job). Side outputs of this image
+  // (histogram tables, plots) are appended to `side_outputs` when given. Throws wk::Error{usage}
+  // for an image an operation cannot take (a kernel larger than the image).
+  cv::Mat run(const cv::Mat& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr);
 
   Backend backend() const;
   const std::vector<OpSpec>& ops() const;
+  const PipelineOptions& options() const;
 
  private:
   struct Impl;

@@ -1,0 +1,198 @@
+// The convolution family's host-side vocabulary: borders, kernel parsing, rank-1 factors and the
+// ladder's names.
+#include "wk/image/filter.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "wk/core/error.hpp"
+
+namespace wk::image {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& message) { throw Error(ErrorCategory::usage, message); }
+
+std::string_view trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// One weight; `where` prefixes the message ("conv:[...]" or "FILE:LINE").
+float parse_weight(std::string_view token, const std::string& where) {
+  std::string_view t = token;
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  float v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+    usage(where + ": kernel weight '" + std::string(token) + "' is not a number");
+  if (!std::isfinite(v)) usage(where + ": kernel weight '" + std::string(token) + "' is not finite");
+  return v;
+}
+
+std::vector<float> parse_row(std::string_view row, const std::string& where) {
+  std::vector<float> values;
+  std::size_t i = 0;
+  while (i < row.size()) {
+    while (i < row.size() && (row[i] == ' ' || row[i] == '\t' || row[i] == ',' || row[i] == '\r')) ++i;
+    std::size_t j = i;
+    while (j < row.size() && row[j] != ' ' && row[j] != '\t' && row[j] != ',' && row[j] != '\r') ++j;
+    if (j > i) values.push_back(parse_weight(row.substr(i, j - i), where));
+    i = j;
+  }
+  return values;
+}
+
+void add_row(FilterKernel& k, std::vector<float> row, const std::string& where) {
+  if (row.empty()) return;
+  if (k.width == 0) k.width = static_cast<int>(row.size());
+  if (static_cast<int>(row.size()) != k.width)
+    usage(where + ": kernel row " + std::to_string(k.height + 1) + " has " + std::to_string(row.size()) +
+          " values, the first row has " + std::to_string(k.width));
+  k.weights.insert(k.weights.end(), row.begin(), row.end());
+  ++k.height;
+}
+
+void check_kernel(const FilterKernel& k, const std::string& where) {
+  if (k.width == 0 || k.height == 0) usage(where + ": empty kernel (no weights)");
+  if (k.width > kMaxKernelSize || k.height > kMaxKernelSize)
+    usage(where + ": the " + std::to_string(k.width) + "x" + std::to_string(k.height) + " kernel is larger than " +
+          std::to_string(kMaxKernelSize) + "x" + std::to_string(kMaxKernelSize));
+}
+
+constexpr std::array<ConvVariantInfo, 6> kVariants{{
+    {ConvVariant::naive, "naive", "1 px/thread, weights in global memory"},
+    {ConvVariant::constant_weights, "constant_weights", "weights in constant memory"},
+    {ConvVariant::shared_tiles, "shared_tiles", "tile + halo in shared memory"},
+    {ConvVariant::cached_halo, "cached_halo", "tile in shared memory, halo through L1"},
+    {ConvVariant::register_blocked, "register_blocked", "16 px/thread register window"},
+    {ConvVariant::separable, "separable", "two 1-D passes / op-specific fast kernel"},
+}};
+
+}  // namespace
+
+Border parse_border(std::string_view text) {
+  Border b;
+  const std::string_view name = text.substr(0, text.find(':'));
+  const bool has_value = name.size() < text.size();
+  if (name == "replicate") b.mode = BorderMode::replicate;
+  else if (name == "reflect") b.mode = BorderMode::reflect;
+  else if (name == "reflect101") b.mode = BorderMode::reflect101;
+  else if (name == "wrap") b.mode = BorderMode::wrap;
+  else if (name == "constant") b.mode = BorderMode::constant;
+  else usage("--border: unknown border '" + std::string(text) + "' (known: replicate, reflect, reflect101, constant:V, wrap)");
+  if (has_value) {
+    if (b.mode != BorderMode::constant) usage("--border: only constant takes a value ('" + std::string(text) + "')");
+    const std::string_view v = text.substr(name.size() + 1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(value))
+      usage("--border: constant value '" + std::string(v) + "' is not a number");
+    b.value = value;
+  }
+  return b;
+}
+
+std::string to_string(const Border& b) {
+  switch (b.mode) {
+    case BorderMode::replicate: return "replicate";
+    case BorderMode::reflect: return "reflect";
+    case BorderMode::reflect101: return "reflect101";
+    case BorderMode::wrap: return "wrap";
+    case BorderMode::constant: {
+      std::ostringstream s;
+      s << "constant:" << b.value;
+      return s.str();
+    }
+  }
+  return "?";
+}
+
+FilterKernel parse_kernel_text(std::string_view text, std::string_view what) {
+  const std::string where(what);
+  std::string_view t = trim(text);
+  if (t.size() < 2 || t.front() != '[' || t.back() != ']')
+    usage(where + ": an inline kernel is written in brackets, rows separated by ';': [1 2 1; 2 4 2; 1 2 1]");
+  t = t.substr(1, t.size() - 2);
+  if (t.find_first_of("[]") != std::string_view::npos) usage(where + ": nested brackets in a kernel");
+  FilterKernel k;
+  std::size_t start = 0;
+  while (start <= t.size()) {
+    const std::size_t end = std::min(t.find(';', start), t.size());
+    add_row(k, parse_row(t.substr(start, end - start), where), where);
+    start = end + 1;
+  }
+  check_kernel(k, where);
+  return k;
+}
+
+FilterKernel load_kernel_file(const std::filesystem::path& path) {
+  std::ifstream f(path);
+  if (!f) throw Error(ErrorCategory::io, "conv: cannot read kernel file " + path.string());
+  FilterKernel k;
+  std::string line;
+  for (int number = 1; std::getline(f, line); ++number) {
+    const std::string where = path.string() + ":" + std::to_string(number);
+    const std::string_view content = std::string_view(line).substr(0, line.find('#'));
+    add_row(k, parse_row(content, where), where);
+  }
+  if (f.bad()) throw Error(ErrorCategory::io, "conv: error reading kernel file " + path.string());
+  check_kernel(k, path.string());
+  return k;
+}
+
+std::optional<SeparableKernel> separate(const FilterKernel& k) {
+  if (k.width <= 0 || k.height <= 0) return std::nullopt;
+  int py = 0, px = 0;
+  double peak = 0;
+  for (int y = 0; y < k.height; ++y)
+    for (int x = 0; x < k.width; ++x)
+      if (std::abs(double(k.at(y, x))) > peak) {
+        peak = std::abs(double(k.at(y, x)));
+        py = y;
+        px = x;
+      }
+  if (peak == 0) return std::nullopt;
+  const double pivot = k.at(py, px);
+  SeparableKernel s;
+  s.column.resize(k.height);
+  s.row.resize(k.width);
+  for (int y = 0; y < k.height; ++y) s.column[y] = k.at(y, px);
+  for (int x = 0; x < k.width; ++x) s.row[x] = static_cast<float>(double(k.at(py, x)) / pivot);
+  // Rank 1 when every weight is reproduced to within float rounding of the largest one.
+  const double tolerance = 1e-6 * peak;
+  for (int y = 0; y < k.height; ++y)
+    for (int x = 0; x < k.width; ++x)
+      if (std::abs(double(k.at(y, x)) - double(k.at(y, px)) * double(k.at(py, x)) / pivot) > tolerance) return std::nullopt;
+  return s;
+}
+
+void check_kernel_fits(std::string_view op, int kw, int kh, int w, int h) {
+  if (kw > w || kh > h)
+    usage(std::string(op) + ": the " + std::to_string(kw) + "x" + std::to_string(kh) + " kernel is larger than the " +
+          std::to_string(w) + "x" + std::to_string(h) + " image");
+}
+
+std::span<const ConvVariantInfo> conv_variants() { return kVariants; }
+
+ConvVariant parse_conv_variant(std::string_view name) {
+  for (const auto& v : kVariants)
+    if (name == v.name) return v.variant;
+  std::string names;
+  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
+  usage("unknown convolution variant '" + std::string(name) + "' (known: " + names + ")");
+}
+
+const char* to_string(ConvVariant variant) {
+  for (const auto& v : kVariants)
+    if (v.variant == variant) return v.name;
+  return "?";
+}
+
+}  // namespace wk::image

@@ -1,0 +1,308 @@
+// histogram kernels: the APOD ladder from one global atomic per pixel to conflict-free per-lane
+// sub-histograms fed by 128-bit loads, with uniform vectors counted once.
+//
+// Every rung merges its block's counts into an accumulator with global atomics. With a
+// HistogramWorkspace the accumulator is the workspace and the last block to finish copies the
+// totals to the output and clears the workspace ("last block" pattern: __threadfence, then a
+// counter), so one call is one launch; without one, the accumulator is the output itself and the
+// caller's stream zeroes it first.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "wk/core/cuda_check.hpp"
+#include "wk/core/error.hpp"
+#include "wk/image/histogram.hpp"
+
+namespace wk::image {
+
+namespace {
+
+constexpr int kThreads = 256;      // every rung; 8 warps
+constexpr int kUnroll = 4;         // 128-bit loads in flight per thread (vector rungs)
+constexpr int kMaxGridY = 65535;
+
+struct HistArgs {
+  const std::uint8_t* src;
+  std::size_t pitch;
+  int row_bytes;  // width * channels
+  int height;
+  std::uint32_t* accum;  // totals, added to atomically
+  unsigned* done;        // finished-block counter; nullptr: accum is the output, no copy-out
+  std::uint32_t* out;
+};
+
+// Called by every thread of every block once its counts are in accum. The last block copies the
+// totals out and leaves accum and the counter zeroed for the next call.
+__device__ void finish_histogram(const HistArgs& a, int bins) {
+  if (!a.done) return;
+  __shared__ bool is_last;
+  __threadfence();  // this thread's atomics on accum are visible device-wide before the count
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned blocks = gridDim.x * gridDim.y;
+    is_last = atomicAdd(a.done, 1u) == blocks - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  for (int i = threadIdx.x; i < bins; i += blockDim.x) a.out[i] = atomicExch(&a.accum[i], 0u);
+  if (threadIdx.x == 0) *a.done = 0;
+}
+
+// ---- Rung 1: global atomics. One thread per byte, one atomicAdd in L2 per pixel: every pixel
+// of a flat region hits the same address, so contention serializes them.
+__global__ void __launch_bounds__(kThreads) histogram_global_atomics_kernel(HistArgs a, int cn) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < a.row_bytes) {
+    const int channel_base = (x % cn) * kHistogramBins;
+    for (int y = blockIdx.y; y < a.height; y += gridDim.y)
+      atomicAdd(&a.accum[channel_base + a.src[std::size_t(y) * a.pitch + x]], 1u);
+  }
+  finish_histogram(a, kHistogramBins * cn);
+}
+
+// ---- Rung 2: shared-memory privatization. The block counts into its own histogram in shared
+// memory (fast atomics, no L2 traffic) and merges it once.
+__global__ void __launch_bounds__(kThreads) histogram_shared_kernel(HistArgs a, int cn) {
+  __shared__ std::uint32_t hist[4 * kHistogramBins];
+  const int bins = kHistogramBins * cn;
+  for (int i = threadIdx.x; i < bins; i += blockDim.x) hist[i] = 0;
+  __syncthreads();
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < a.row_bytes) {
+    const int channel_base = (x % cn) * kHistogramBins;
+    for (int y = blockIdx.y; y < a.height; y += gridDim.y)
+      atomicAdd(&hist[channel_base + a.src[std::size_t(y) * a.pitch + x]], 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < bins; i += blockDim.x)
+    if (hist[i]) atomicAdd(&a.accum[i], hist[i]);
+  finish_histogram(a, bins);
+}
+
+// ---- Rungs 3 to 5: each warp takes chunks of 32 * kUnroll 16-byte vectors of one row, issues
+// all kUnroll loads before counting (memory-level parallelism), and counts into sub-histograms:
+//   per-warp (rung 3): copy = warp; lanes that see the same value serialize on one address.
+//   per-lane (rungs 4, 5): kCopies copies interleaved so that bin b of copy c is word
+//     b * kCopies + c; with 32 copies (gray) lane l always uses bank l, whatever the data, so a
+//     warp's 32 atomics never conflict. Colour uses 8 copies to stay within 48 KB.
+template <int CN, bool kPerLane>
+struct SubHistogramLayout {
+  static constexpr int kBins = kHistogramBins * CN;
+  static constexpr int kCopies = kPerLane ? (CN == 1 ? 32 : 8) : kThreads / 32;
+  static constexpr int kWords = kBins * kCopies;
+  static constexpr int kBinStride = kPerLane ? kCopies : 1;
+  __device__ static std::uint32_t* base(std::uint32_t* smem, int lane, int warp) {
+    return kPerLane ? smem + (lane % kCopies) : smem + warp * kBins;
+  }
+  // Total of bin b over every copy; the per-lane sum starts at a rotated copy so the 32 lanes of
+  // a warp (consecutive bins) read 32 different banks.
+  __device__ static std::uint32_t total(const std::uint32_t* smem, int b) {
+    std::uint32_t sum = 0;
+    if constexpr (kPerLane) {
+#pragma unroll 8
+      for (int j = 0; j < kCopies; ++j) sum += smem[b * kCopies + ((j + b) & (kCopies - 1))];
+    } else {
+#pragma unroll
+      for (int w = 0; w < kCopies; ++w) sum += smem[w * kBins + b];
+    }
+    return sum;
+  }
+};
+
+__device__ __forceinline__ unsigned byte_of(unsigned word, int k) { return (word >> (8 * k)) & 0xFFu; }
+
+// Counts one 16-byte vector whose first byte is byte 16 * col of its row.
+template <int CN, bool kAggregate, class Add>
+__device__ __forceinline__ void count_vector(const uint4& v, int col, Add add) {
+  const unsigned w[4] = {v.x, v.y, v.z, v.w};
+  if constexpr (kAggregate && CN != 3) {
+    // Run aggregation: a vector of one repeated 4-byte pattern (a flat area: one value in gray,
+    // one colour in BGRA) is counted with one atomic per channel instead of 16 / CN.
+    if (v.x == v.y && v.x == v.z && v.x == v.w && (CN == 4 || v.x == __byte_perm(v.x, 0, 0))) {
+      if constexpr (CN == 1) {
+        add(byte_of(v.x, 0), 16u);
+      } else {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) add(c * kHistogramBins + byte_of(v.x, c), 4u);
+      }
+      return;
+    }
+  }
+  if constexpr (CN == 3) {
+    // 16 = 1 (mod 3): byte i of vector col belongs to channel (col + i) % 3.
+    const int phase = col % 3;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      int c = phase + i % 3;
+      c = c >= 3 ? c - 3 : c;
+      add(c * kHistogramBins + byte_of(w[i / 4], i % 4), 1u);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) add((CN == 4 ? (i % 4) * kHistogramBins : 0) + byte_of(w[i / 4], i % 4), 1u);
+  }
+}
+
+template <int CN, bool kPerLane, bool kAggregate>
+__global__ void __launch_bounds__(kThreads) histogram_vector_kernel(HistArgs a) {
+  using L = SubHistogramLayout<CN, kPerLane>;
+  extern __shared__ uint4 smem_vec[];
+  std::uint32_t* smem = reinterpret_cast<std::uint32_t*>(smem_vec);
+  for (int i = threadIdx.x; i < L::kWords / 4; i += blockDim.x) smem_vec[i] = make_uint4(0, 0, 0, 0);
+  __syncthreads();
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  std::uint32_t* mine = L::base(smem, lane, warp);
+  auto add = [mine](int bin, unsigned n) { atomicAdd(mine + bin * L::kBinStride, n); };
+
+  const int vectors_per_row = a.row_bytes >> 4;
+  constexpr int kChunk = 32 * kUnroll;
+  const int chunks_per_row = (vectors_per_row + kChunk - 1) / kChunk;
+  const int total_chunks = chunks_per_row * a.height;
+  const int warps_per_block = blockDim.x >> 5;
+  for (int chunk = blockIdx.x * warps_per_block + warp; chunk < total_chunks; chunk += gridDim.x * warps_per_block) {
+    const int row = chunk / chunks_per_row;
+    const int first = (chunk - row * chunks_per_row) * kChunk + lane;
+    const uint4* p = reinterpret_cast<const uint4*>(a.src + std::size_t(row) * a.pitch);
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (first + u * 32 < vectors_per_row) v[u] = __ldcs(p + first + u * 32);  // streamed once: evict first
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (first + u * 32 < vectors_per_row) count_vector<CN, kAggregate>(v[u], first + u * 32, add);
+  }
+  // The last row_bytes % 16 bytes of each row, one byte per thread.
+  const int tail = a.row_bytes & 15;
+  if (tail) {
+    const int tail_bytes = tail * a.height;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < tail_bytes; i += gridDim.x * blockDim.x) {
+      const int row = i / tail;
+      const int x = vectors_per_row * 16 + (i - row * tail);
+      add((x % CN) * kHistogramBins + a.src[std::size_t(row) * a.pitch + x], 1u);
+    }
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < L::kBins; b += blockDim.x) {
+    const std::uint32_t sum = L::total(smem, b);
+    if (sum) atomicAdd(&a.accum[b], sum);
+  }
+  finish_histogram(a, L::kBins);
+}
+
+int sm_count() {
+  int device = 0, sms = 0;
+  WK_CUDA_CHECK(cudaGetDevice(&device));
+  WK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+template <int CN, bool kPerLane, bool kAggregate>
+void launch_vector(const HistArgs& a, cudaStream_t stream) {
+  using L = SubHistogramLayout<CN, kPerLane>;
+  const std::size_t smem = L::kWords * sizeof(std::uint32_t);
+  auto kernel = histogram_vector_kernel<CN, kPerLane, kAggregate>;
+  // A grid that fills the GPU exactly once: every block loops over chunks, so the per-block
+  // merge is paid once per resident block, not once per chunk.
+  static thread_local int cached_device = -1, cached_blocks = 0;
+  int device = 0;
+  WK_CUDA_CHECK(cudaGetDevice(&device));
+  if (device != cached_device) {
+    int per_sm = 0;
+    WK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
+    cached_blocks = std::max(1, per_sm) * sm_count();
+    cached_device = device;
+  }
+  const int chunks = ((a.row_bytes / 16 + 32 * kUnroll - 1) / (32 * kUnroll)) * a.height;
+  const int needed = std::max(1, std::max((chunks + 7) / 8, (a.row_bytes % 16) * a.height / kThreads));
+  kernel<<<std::min(cached_blocks, needed), kThreads, smem, stream>>>(a);
+}
+
+template <bool kPerLane, bool kAggregate>
+void launch_vector_cn(const HistArgs& a, int cn, cudaStream_t stream) {
+  switch (cn) {
+    case 1: launch_vector<1, kPerLane, kAggregate>(a, stream); break;
+    case 3: launch_vector<3, kPerLane, kAggregate>(a, stream); break;
+    default: launch_vector<4, kPerLane, kAggregate>(a, stream); break;
+  }
+}
+
+constexpr std::array<HistogramVariantInfo, 5> kVariants{{
+    {HistogramVariant::global_atomics, "global_atomics", "1 px/thread, atomicAdd in global memory"},
+    {HistogramVariant::shared_privatized, "shared_privatized", "block histogram in shared memory"},
+    {HistogramVariant::warp_vectorized, "warp_vectorized", "per-warp sub-histograms, 4x128-bit loads/thread"},
+    {HistogramVariant::lane_privatized, "lane_privatized", "per-lane sub-histograms, conflict-free banks"},
+    {HistogramVariant::run_aggregated, "run_aggregated", "lane_privatized + uniform vectors counted once"},
+}};
+
+}  // namespace
+
+HistogramWorkspace::HistogramWorkspace() : accum_(4 * kHistogramBins), done_(1) {
+  WK_CUDA_CHECK(cudaMemset(accum_.get(), 0, accum_.bytes()));
+  WK_CUDA_CHECK(cudaMemset(done_.get(), 0, done_.bytes()));
+}
+
+std::span<const HistogramVariantInfo> histogram_variants() { return kVariants; }
+
+// Measured on the H100 (docs/apod/histogram.md).
+HistogramVariant histogram_default_variant() { return HistogramVariant::run_aggregated; }
+
+HistogramVariant parse_histogram_variant(std::string_view name) {
+  for (const auto& v : kVariants)
+    if (name == v.name) return v.variant;
+  std::string names;
+  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
+  throw Error(ErrorCategory::usage, "histogram: unknown variant '" + std::string(name) + "' (known: " + names + ")");
+}
+
+void check_histogram_view(ConstImageView src);
+
+void histogram(ConstImageView d_src, std::uint32_t* d_hist, cudaStream_t stream, HistogramVariant variant,
+               HistogramWorkspace* workspace) {
+  check_histogram_view(d_src);
+  const int cn = d_src.channels;
+  const std::size_t bins = std::size_t(kHistogramBins) * cn;
+  if (d_src.empty()) {
+    WK_CUDA_CHECK(cudaMemsetAsync(d_hist, 0, bins * sizeof(std::uint32_t), stream));
+    return;
+  }
+  if (std::size_t(d_src.width) * cn > std::size_t(INT_MAX) / 2 || d_src.height > INT_MAX / 2 ||
+      double(d_src.width) * d_src.height >= 4294967295.0)
+    throw Error(ErrorCategory::unsupported, "histogram: image too large for 32-bit counts");
+  HistArgs a{d_src.data, d_src.pitch_bytes, d_src.width * cn, d_src.height, d_hist, nullptr, d_hist};
+  if (workspace) {
+    a.accum = workspace->accumulator();
+    a.done = workspace->blocks_done();
+  } else {
+    WK_CUDA_CHECK(cudaMemsetAsync(d_hist, 0, bins * sizeof(std::uint32_t), stream));
+  }
+  const bool aligned = reinterpret_cast<std::uintptr_t>(d_src.data) % 16 == 0 && d_src.pitch_bytes % 16 == 0;
+  if (!aligned && variant != HistogramVariant::global_atomics) variant = HistogramVariant::shared_privatized;
+  switch (variant) {
+    case HistogramVariant::global_atomics:
+    case HistogramVariant::shared_privatized: {
+      // About 16 blocks per SM, each looping over rows: enough to fill the GPU, few enough that
+      // the per-block merge (256 * cn global atomics) stays small next to the counting.
+      const int blocks_x = (a.row_bytes + kThreads - 1) / kThreads;
+      const int blocks_y = std::clamp(16 * sm_count() / blocks_x, 1, std::min(a.height, kMaxGridY));
+      const dim3 grid(blocks_x, blocks_y);
+      if (variant == HistogramVariant::global_atomics)
+        histogram_global_atomics_kernel<<<grid, kThreads, 0, stream>>>(a, cn);
+      else
+        histogram_shared_kernel<<<grid, kThreads, 0, stream>>>(a, cn);
+      break;
+    }
+    case HistogramVariant::warp_vectorized: launch_vector_cn<false, false>(a, cn, stream); break;
+    case HistogramVariant::lane_privatized: launch_vector_cn<true, false>(a, cn, stream); break;
+    case HistogramVariant::run_aggregated: launch_vector_cn<true, true>(a, cn, stream); break;
+  }
+  WK_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace wk::image
