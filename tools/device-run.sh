@@ -42,20 +42,17 @@ if ! cmake --build $BUILD -j "$(nproc)" >"$OUT/build.log" 2>&1; then
 fi
 note "build ok in $(( $(date +%s) - t0 )) s"
 
-ctest --test-dir $BUILD -j 4 --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
+ctest --test-dir $BUILD -j 4 -LE sanitize --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
 note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
-grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped\)" "$OUT/ctest.log" | tee -a "$SUMMARY"
+grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped\)|Not Run" "$OUT/ctest.log" | tee -a "$SUMMARY"
 
-if ((SANITIZE)) && command -v compute-sanitizer >/dev/null; then
-  for tool in memcheck racecheck initcheck synccheck; do
-    extra=()
-    [ $tool = memcheck ] && extra=(--leak-check full)
-    # Library kernels only: the [cli] tests start child processes, which are slow to sanitize.
-    timeout ${WK_SANITIZE_TIMEOUT:-200} compute-sanitizer --tool $tool "${extra[@]}" --target-processes application-only --error-exitcode 99 \
-      $BUILD/tests/wk_gpu_tests "${WK_SANITIZE_FILTER:-~[cli]}" \
-      >"$OUT/sanitize-$tool.log" 2>&1
-    note "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|test cases' "$OUT/sanitize-$tool.log" | tr '\n' ' '))"
-  done
+# The ctest label "sanitize": every GPU test binary under memcheck (leak check), racecheck,
+# initcheck and synccheck (tests/sanitize/run_sanitizer.sh).
+if ((SANITIZE)); then
+  note "$(compute-sanitizer --version 2>/dev/null | grep -i version | head -1)"
+  ctest --test-dir $BUILD -L sanitize --output-on-failure --timeout 900 >"$OUT/sanitize.log" 2>&1
+  note "ctest -L sanitize: $(grep -E 'tests passed|tests failed' "$OUT/sanitize.log")"
+  grep -E "^ *[0-9]+/[0-9]+ Test|ERROR SUMMARY" "$OUT/sanitize.log" | tee -a "$SUMMARY"
 fi
 
 for b in "${BENCHES[@]}"; do

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# ctest label "sanitize": runs a GPU test binary under one compute-sanitizer tool and fails on
+# any finding. Exits 77 (ctest: skipped, never passed) without compute-sanitizer or a GPU.
+#   run_sanitizer.sh TOOL GPU_TEST_BINARY [catch filter]
+set -u
+tool=$1 bin=$2 filter=${3:-"~[cli]"}
+cs=$(command -v compute-sanitizer || true)
+[ -z "$cs" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && cs=/usr/local/cuda/bin/compute-sanitizer
+if [ -z "$cs" ]; then
+  echo "SKIPPED: compute-sanitizer not found"
+  exit 77
+fi
+# The GPU test binary itself exits 77 when no GPU is usable.
+"$bin" "[no-such-test]" >/dev/null 2>&1
+if [ $? = 77 ]; then
+  echo "SKIPPED: no usable CUDA GPU"
+  exit 77
+fi
+extra=()
+[ "$tool" = memcheck ] && extra=(--leak-check full)
+# [cli] tests start child processes; the apps' kernels are the library's, tested directly here.
+"$cs" --tool "$tool" "${extra[@]}" --target-processes application-only --error-exitcode 99 \
+  --print-limit 20 "$bin" "$filter"
+rc=$?
+echo "compute-sanitizer $tool: exit $rc"
+exit $rc
