@@ -1,0 +1,189 @@
+#pragma once
+// IDEA encryption of byte buffers: key schedules, ECB and CTR jobs, the CPU path, the GPU kernels
+// (every rung of the APOD ladder of Professional CUDA C Programming, chapter 10, selectable by
+// name), the host->host GPU engine and the deploy executor (several GPUs plus a CPU share).
+// Files (nonce, padding, streaming) are in wk/cipher/idea_file.hpp.
+//
+// CTR as warpkit defines it (and libgcrypt's CTR mode with the nonce as initial counter): block i
+// of a run is XORed with E_K(counter + i mod 2^64), the counter written as a big-endian 64-bit
+// block.
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wk/cipher/idea_round.hpp"
+#include "wk/core/backend.hpp"
+
+namespace wk::cipher {
+
+inline constexpr std::size_t kIdeaBlockBytes = 8;
+inline constexpr std::size_t kIdeaKeyBytes = 16;
+using IdeaKey = std::array<std::uint8_t, kIdeaKeyBytes>;
+
+// The 52 encryption subkeys: the 128-bit key's eight big-endian words, then the key rotated left
+// by 25 bits for each further eight.
+IdeaSubkeys idea_encryption_subkeys(const IdeaKey& key);
+// The decryption schedule: multiplicative and additive inverses in reverse round order.
+IdeaSubkeys idea_invert_subkeys(const IdeaSubkeys& encryption);
+inline IdeaSubkeys idea_decryption_subkeys(const IdeaKey& key) { return idea_invert_subkeys(idea_encryption_subkeys(key)); }
+
+enum class IdeaMode { ecb, ctr };
+enum class IdeaDirection { encrypt, decrypt };
+const char* to_string(IdeaMode mode) noexcept;
+
+// What to do to a run of whole 8-byte blocks. ECB: out_i = E(in_i) with `subkeys` (encryption or
+// decryption schedule). CTR: out_i = in_i XOR E(counter + i), encryption schedule both ways.
+struct IdeaJob {
+  IdeaMode mode = IdeaMode::ctr;
+  IdeaSubkeys subkeys{};
+  std::uint64_t counter = 0;
+  // The same job for the part of the run that starts `blocks` further on.
+  IdeaJob advanced(std::uint64_t blocks) const {
+    IdeaJob j = *this;
+    j.counter += blocks;  // mod 2^64, as the mode defines
+    return j;
+  }
+};
+IdeaJob idea_ecb_job(const IdeaKey& key, IdeaDirection direction);
+IdeaJob idea_ctr_job(const IdeaKey& key, std::uint64_t counter);
+
+// ---- CPU: the reference and the fallback. `in` may equal `out`. Splits the run over `threads`
+// std::threads (0: every core; small runs use fewer).
+void idea_cpu(const IdeaJob& job, const std::uint8_t* in, std::uint8_t* out, std::size_t nblocks, int threads = 0);
+
+// ---- GPU kernels (device-resident data).
+enum class IdeaKernel {
+  global_key,    // one block per thread, 8-byte loads, subkeys read from global memory (rungs 1-3)
+  constant_key,  // one block per thread, 8-byte loads, subkeys in the constant bank (rung 4)
+  coarsened,     // several blocks per thread, 16-byte loads, subkeys in the constant bank (rungs 5-6)
+};
+
+// Tuning as plain data.
+struct IdeaKernelConfig {
+  IdeaKernel kernel = IdeaKernel::coarsened;
+  int threads_per_block = 256;  // 32..1024, a multiple of 32
+  int blocks_per_thread = 4;    // coarsened: 1, 2, 4 or 8 (1 runs the constant_key kernel)
+};
+
+// d_in and d_out: device memory, 8-byte aligned (d_in may equal d_out); the coarsened kernel's
+// 16-byte path needs 16-byte alignment of both and otherwise runs one block per thread.
+// d_subkeys: a device copy of job.subkeys, read by the global_key kernel only (else may be null).
+// Asynchronous on `stream`; throws wk::Error{usage} on bad arguments, {cuda} on launch errors.
+void idea_gpu(const IdeaJob& job, const std::uint8_t* d_in, std::uint8_t* d_out, std::size_t nblocks,
+              const IdeaKernelConfig& config, const IdeaSubkeys* d_subkeys, cudaStream_t stream);
+
+// ---- The APOD ladder, slowest to fastest; every rung selectable by name (docs/apod/idea.md).
+enum class IdeaVariant {
+  parallelized,      // 1: one block per thread; synchronous copies; output buffer uploaded too; key in global memory
+  no_output_upload,  // 2: as 1 without the needless upload of the output buffer
+  overlapped,        // 3: chunks round-robin over several streams, pinned host memory, copies overlap kernels
+  constant_key,      // 4: as 3 with the key schedule in constant memory
+  coarsened,         // 5: as 4 with the tuned block size, several blocks per thread and 16-byte loads
+  deployed,          // 6: as 5 on every listed GPU at once, plus an optional CPU share (--cpu-percent)
+};
+
+struct IdeaVariantInfo {
+  IdeaVariant variant;
+  const char* name;
+  const char* description;
+};
+std::span<const IdeaVariantInfo> idea_variants();
+// The fastest rung measured (docs/apod/idea.md); the library's default.
+IdeaVariant idea_default_variant();
+// Accepts the names in idea_variants(); throws wk::Error{usage} otherwise.
+IdeaVariant parse_idea_variant(std::string_view name);
+const char* to_string(IdeaVariant variant) noexcept;
+
+// The kernel each rung runs. For coarsened and deployed: the configuration measured fastest on
+// the H100 (written next to its definition in idea.cu).
+IdeaKernelConfig idea_kernel_config(IdeaVariant variant);
+
+// How a host->host run is cut into chunks and spread over streams.
+struct IdeaStreaming {
+  int streams = 4;                       // rungs 1-2 use one
+  std::size_t chunk_bytes = 8u << 20;    // a multiple of 16
+};
+IdeaStreaming idea_streaming(IdeaVariant variant);
+
+// One GPU, host memory in and out: owns the streams, the device chunk buffers and the device
+// copy of the subkeys. run() returns once h_out holds the result (this is a whole-buffer, host
+// synchronous entry point; the device-resident idea_gpu() is the asynchronous one). h_in may
+// equal h_out. Rungs >= overlapped overlap copies only when the host memory is pinned.
+class IdeaGpuEngine {
+ public:
+  IdeaGpuEngine(int device, IdeaVariant variant);
+  IdeaGpuEngine(int device, IdeaVariant variant, const IdeaKernelConfig& kernel, const IdeaStreaming& streaming);
+  ~IdeaGpuEngine();
+  IdeaGpuEngine(IdeaGpuEngine&&) noexcept;
+  IdeaGpuEngine& operator=(IdeaGpuEngine&&) noexcept;
+
+  void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
+  int device() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Where and how a run executes: the CPU, one GPU (rungs 1-5) or, for the deployed rung, every
+// listed GPU plus a CPU share.
+struct IdeaExecution {
+  Backend backend = Backend::cpu;
+  std::vector<int> gpus;   // device ids; empty with Backend::gpu: every visible device
+  double cpu_percent = 0;  // deployed rung: share of the blocks the CPU does while the GPUs do the rest
+  int cpu_threads = 0;     // 0: every core (minus one per GPU when the CPU shares the work)
+  IdeaVariant variant = idea_default_variant();
+};
+
+// "all" or a comma-separated list of device ids ("0,2"); checks them against `device_count`.
+// Throws wk::Error{usage}.
+std::vector<int> parse_gpu_list(std::string_view text, int device_count);
+
+// Host memory for runs: pinned (cudaMallocHost) when `pinned`, else plain (no CUDA call).
+class IdeaHostBuffer {
+ public:
+  IdeaHostBuffer() = default;
+  IdeaHostBuffer(std::size_t bytes, bool pinned);
+  ~IdeaHostBuffer();
+  IdeaHostBuffer(IdeaHostBuffer&& o) noexcept;
+  IdeaHostBuffer& operator=(IdeaHostBuffer&& o) noexcept;
+  std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  std::uint8_t* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  bool pinned_ = false;
+};
+
+class IdeaExecutor {
+ public:
+  // Validates the execution (GPU ids, cpu_percent in [0, 100], several GPUs or a CPU share only
+  // with the deployed rung) and creates one engine per GPU. Throws wk::Error.
+  explicit IdeaExecutor(const IdeaExecution& execution);
+  ~IdeaExecutor();
+  IdeaExecutor(const IdeaExecutor&) = delete;
+  IdeaExecutor& operator=(const IdeaExecutor&) = delete;
+
+  // Host -> host; returns when h_out holds the result. h_in may equal h_out.
+  void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
+  // Host memory suited to run(): pinned when a GPU takes part.
+  IdeaHostBuffer host_buffer(std::size_t bytes) const;
+  bool uses_gpu() const { return !engines_.empty(); }
+  // "GPU 0 (deployed) + 10% on 14 CPU threads", "CPU (16 threads)".
+  std::string describe() const;
+
+ private:
+  IdeaExecution execution_;
+  int cpu_threads_ = 1;
+  std::vector<IdeaGpuEngine> engines_;
+};
+
+}  // namespace wk::cipher

@@ -1,0 +1,192 @@
+// The deploy step of the IDEA ladder: a run split over every listed GPU and, optionally, a CPU
+// share (the book's --cpu-percent), each part on its own host thread; plus host buffers and the
+// --gpus list.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "wk/cipher/idea.hpp"
+#include "wk/core/cuda_check.hpp"
+#include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
+
+namespace wk::cipher {
+
+std::vector<int> parse_gpu_list(std::string_view text, int device_count) {
+  std::vector<int> ids;
+  if (text == "all") {
+    for (int i = 0; i < device_count; ++i) ids.push_back(i);
+    if (ids.empty()) throw Error(ErrorCategory::usage, "--gpus all: no CUDA device is visible");
+    return ids;
+  }
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item(text.substr(pos, comma - pos));
+    int id = -1;
+    std::size_t used = 0;
+    try {
+      id = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || id < 0)
+      throw Error(ErrorCategory::usage, "--gpus must be 'all' or device ids like 0,1; '" + item + "' is not a device id");
+    if (id >= device_count)
+      throw Error(ErrorCategory::usage, "--gpus: device " + std::to_string(id) + " does not exist (" +
+                                            std::to_string(device_count) + " visible)");
+    if (std::find(ids.begin(), ids.end(), id) != ids.end())
+      throw Error(ErrorCategory::usage, "--gpus: device " + std::to_string(id) + " is listed twice");
+    ids.push_back(id);
+    pos = comma + 1;
+  }
+  return ids;
+}
+
+IdeaHostBuffer::IdeaHostBuffer(std::size_t bytes, bool pinned) : bytes_(bytes), pinned_(pinned) {
+  if (bytes == 0) return;
+  if (pinned) {
+    void* p = nullptr;
+    WK_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    data_ = static_cast<std::uint8_t*>(p);
+  } else {
+    data_ = new (std::nothrow) std::uint8_t[bytes];
+    if (!data_)
+      throw Error(ErrorCategory::unsupported, "cannot allocate " + std::to_string(bytes >> 20) + " MiB of host memory");
+  }
+}
+
+IdeaHostBuffer::~IdeaHostBuffer() {
+  if (!data_) return;
+  if (pinned_) cudaFreeHost(data_);
+  else delete[] data_;
+}
+
+IdeaHostBuffer::IdeaHostBuffer(IdeaHostBuffer&& o) noexcept
+    : data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)), pinned_(o.pinned_) {}
+
+IdeaHostBuffer& IdeaHostBuffer::operator=(IdeaHostBuffer&& o) noexcept {
+  if (this != &o) {
+    this->~IdeaHostBuffer();
+    data_ = std::exchange(o.data_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+    pinned_ = o.pinned_;
+  }
+  return *this;
+}
+
+IdeaExecutor::IdeaExecutor(const IdeaExecution& execution) : execution_(execution) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (execution_.cpu_threads < 0) throw Error(ErrorCategory::usage, "idea: negative CPU thread count");
+  if (!(execution_.cpu_percent >= 0 && execution_.cpu_percent <= 100))
+    throw Error(ErrorCategory::usage, "--cpu-percent must be in 0..100");
+  if (execution_.backend == Backend::cpu) {
+    cpu_threads_ = execution_.cpu_threads ? execution_.cpu_threads : static_cast<int>(cores);
+    return;
+  }
+  if (execution_.gpus.empty()) {
+    int count = 0;
+    WK_CUDA_CHECK(cudaGetDeviceCount(&count));
+    for (int i = 0; i < count; ++i) execution_.gpus.push_back(i);
+    if (execution_.gpus.empty()) throw Error(ErrorCategory::unsupported, "idea: no CUDA device is visible");
+  }
+  if (execution_.variant != IdeaVariant::deployed) {
+    if (execution_.gpus.size() > 1)
+      throw Error(ErrorCategory::usage, std::string("idea: several GPUs need the deployed rung, not '") +
+                                            to_string(execution_.variant) + "'");
+    if (execution_.cpu_percent > 0)
+      throw Error(ErrorCategory::usage, std::string("idea: a CPU share needs the deployed rung, not '") +
+                                            to_string(execution_.variant) + "'");
+  }
+  // With a CPU share, each GPU's feeding thread keeps a core busy (it waits on its streams).
+  const int spare = static_cast<int>(cores) - static_cast<int>(execution_.gpus.size());
+  cpu_threads_ = execution_.cpu_threads ? execution_.cpu_threads : std::max(1, spare);
+  for (int id : execution_.gpus) engines_.emplace_back(id, execution_.variant);
+}
+
+IdeaExecutor::~IdeaExecutor() = default;
+
+IdeaHostBuffer IdeaExecutor::host_buffer(std::size_t bytes) const { return IdeaHostBuffer(bytes, uses_gpu()); }
+
+std::string IdeaExecutor::describe() const {
+  if (engines_.empty()) return "CPU (" + std::to_string(cpu_threads_) + " threads)";
+  std::string s = engines_.size() == 1 ? "GPU " : "GPUs ";
+  for (std::size_t i = 0; i < engines_.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(engines_[i].device());
+  }
+  s += std::string(" (") + to_string(execution_.variant) + ")";
+  if (execution_.cpu_percent > 0) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%g", execution_.cpu_percent);
+    s += std::string(" + ") + pct + "% on the CPU (" + std::to_string(cpu_threads_) + " threads)";
+  }
+  return s;
+}
+
+void IdeaExecutor::run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks) {
+  if (nblocks == 0) return;
+  if (engines_.empty()) {
+    nvtx::Range r("idea-cpu", nvtx::Color::compute);
+    idea_cpu(job, h_in, h_out, nblocks, cpu_threads_);
+    return;
+  }
+  // The CPU takes the tail of the run, the GPUs equal consecutive parts of the rest.
+  const auto cpu_blocks = std::min<std::size_t>(
+      nblocks, static_cast<std::size_t>(std::llround(double(nblocks) * execution_.cpu_percent / 100.0)));
+  const std::size_t gpu_blocks = nblocks - cpu_blocks;
+  const std::size_t ngpu = engines_.size();
+  if (cpu_blocks == 0 && ngpu == 1) {
+    engines_[0].run(job, h_in, h_out, nblocks);
+    return;
+  }
+
+  std::vector<std::exception_ptr> errors(ngpu + 1);
+  std::vector<std::thread> threads;
+  auto guarded = [&errors](std::size_t slot, auto&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      errors[slot] = std::current_exception();
+    }
+  };
+  const std::size_t per_gpu = gpu_blocks / ngpu, extra = gpu_blocks % ngpu;
+  std::size_t first = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> parts;
+  for (std::size_t g = 0; g < ngpu; ++g) {
+    const std::size_t count = per_gpu + (g < extra ? 1 : 0);
+    parts.emplace_back(first, count);
+    first += count;
+  }
+  if (cpu_blocks)
+    threads.emplace_back([&, first] {
+      guarded(ngpu, [&] {
+        nvtx::Range r("idea-cpu", nvtx::Color::compute);
+        idea_cpu(job.advanced(first), h_in + first * kIdeaBlockBytes, h_out + first * kIdeaBlockBytes, cpu_blocks,
+                 cpu_threads_);
+      });
+    });
+  for (std::size_t g = 1; g < ngpu; ++g)
+    threads.emplace_back([&, g] {
+      guarded(g, [&] {
+        const auto [f, n] = parts[g];
+        engines_[g].run(job.advanced(f), h_in + f * kIdeaBlockBytes, h_out + f * kIdeaBlockBytes, n);
+      });
+    });
+  guarded(0, [&] {
+    const auto [f, n] = parts[0];
+    engines_[0].run(job.advanced(f), h_in + f * kIdeaBlockBytes, h_out + f * kIdeaBlockBytes, n);
+  });
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace wk::cipher
