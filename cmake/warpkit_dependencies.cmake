@@ -1,6 +1,7 @@
 # Every dependency is found the standard way, so the same tree configures against Debian's
 # packages (CI, developer machines) and against ../shared/device-kit (the GPU machine).
 find_package(CUDAToolkit REQUIRED)
+find_package(Threads REQUIRED)
 find_package(OpenCV REQUIRED COMPONENTS core imgproc imgcodecs)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(CLI11 REQUIRED)

@@ -1,9 +1,10 @@
-// wk-image: run an operation pipeline (gray, ...) over image files and folders.
-// Argument parsing, printing and exit codes only; the work is in the warpkit library.
+// wk-image: run an operation pipeline (gray, gauss, histogram, ...) over image files and folders.
+// Argument parsing, printing and exit codes only; the work is in the warpkit library
+// (wk/pipeline/folder_job.hpp: worker threads, streams, pinned staging, multi-GPU).
 #include <fmt/core.h>
 
+#include <csignal>
 #include <filesystem>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 #include "wk/core/nvtx.hpp"
 #include "wk/image/pipeline.hpp"
 #include "wk/io/files.hpp"
-#include "wk/io/image_codec.hpp"
+#include "wk/pipeline/folder_job.hpp"
 
 namespace fs = std::filesystem;
 using namespace wk;
@@ -20,6 +21,7 @@ using namespace wk;
 namespace {
 
 constexpr const char* kProg = "wk-image";
+constexpr int kInterrupted = 130;
 
 constexpr const char* kFooter = R"(Examples:
   wk-image gray -o gray/ photos/              convert every image below photos/ to gray
@@ -27,135 +29,144 @@ constexpr const char* kFooter = R"(Examples:
   wk-image hist --plot -o out/ a.png          out/a.png plus out/a.hist.csv and out/a.hist.png
   wk-image 'conv:[0 -1 0; -1 5 -1; 0 -1 0]' --border replicate -o out/ photos/
   wk-image gray -o out/ a.jpg b.png --device cpu
-  wk-image gray -o out/ photos/ --quality 90  JPEG outputs at quality 90
+  wk-image gray -o out/ photos/ --format png --report run.json
+  wk-image gray -o out/ photos/ --resume run.json     finish an interrupted run
 
 Files:
   Folders are searched recursively for images by extension (jpg jpeg jpe png bmp dib tif tiff
   webp pbm pgm ppm pnm pxm pfm sr ras hdr pic exr jp2, any case); a file named directly is read
   whatever its extension. Outputs mirror each input's path below its root in OUTDIR, with the
-  same name and format.
+  same name and format (or --format's).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
   EXIF orientation applied, alpha dropped. Lossless outputs (PNG, BMP, PNM, TIFF, WebP lossless)
   are bit-identical to OpenCV's result (a gray .ppm holds the gray value in all three
   channels, since PPM is colour-only); JPEG outputs use quality 95 unless --quality says
   otherwise.
-  An existing output is replaced atomically (temporary file in the same folder, then rename);
-  an output that would overwrite its own input is refused.
-  Bad inputs (truncated JPEG without end-of-image marker, empty file, non-image, unreadable
-  file) are reported with the file name and reason; every other file is still processed and
-  nothing half-written is left behind.
+  An existing output is replaced atomically (temporary file in the same folder, then rename)
+  unless --skip-existing; an output that would overwrite its own input is refused.
+  Bad inputs (truncated JPEG without end-of-image marker, empty file, non-image, unreadable or
+  special file, more pixels than --max-pixels) are reported with the file name and reason;
+  every other file is still processed and nothing half-written is left behind.
 
-Exit status: 0 all inputs succeeded, 1 some failed, 2 usage error.)";
+Speed:
+  Worker threads (--threads, one per core by default) read, decode, encode and write in
+  parallel; each owns a CUDA stream with pinned staging buffers, so uploads, kernels and
+  downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
+  moves that worker to the CPU path; no file is lost.
 
-std::string with_path(const fs::path& path, const std::string& what) {
-  const std::string p = path.string();
-  return what.rfind(p, 0) == 0 ? what : p + ": " + what;
+Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|skipped,
+  "error", "width", "height", "device", "ms": {"read", "decode", "process", "encode",
+  "write"}}], "input_errors": [...], "totals": {...}}, written atomically at the end, also
+  after Ctrl-C. --resume FILE skips the inputs that FILE lists as done and writes the new
+  report to FILE unless --report says otherwise.
+
+Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
+the report says what was done. A second Ctrl-C ends at once.
+
+Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage error,
+130 interrupted.)";
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop.store(true); }
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESETHAND;  // a second signal takes the default action: end now
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::vector<int> parse_gpu_list(const std::string& text) {
+  std::vector<int> ids;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    try {
+      std::size_t used = 0;
+      ids.push_back(std::stoi(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw Error(ErrorCategory::usage, "--gpus takes device numbers like 0,1, not '" + text + "'");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return ids;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
-  std::string pipeline_text, device, border_text = "reflect101";
-  bool plot = false;
-  std::vector<std::string> inputs;
-  fs::path outdir;
-  int quality = 95;
+  pipeline::FolderJobOptions job;
+  std::string device, border_text = "reflect101", gpus, report;
   bool quiet = false;
-  app.add_option("pipeline", pipeline_text, "Operations, comma-separated, run in order (see Operations below)")->required();
-  app.add_option("inputs", inputs, "Image files and folders")->required();
-  app.add_option("-o,--output", outdir, "Output folder (created if missing)")->required();
+  app.add_option("pipeline", job.pipeline_text, "Operations, comma-separated, run in order (see Operations below)")->required();
+  app.add_option("inputs", job.inputs, "Image files and folders")->required();
+  app.add_option("-o,--output", job.outdir, "Output folder (created if missing)")->required();
   wk::app::add_device_option(app, device);
-  app.add_option("--quality", quality, "JPEG quality of .jpg outputs")->default_val(95)->check(CLI::Range(1, 100));
-  app.add_flag("-q,--quiet", quiet, "No progress bar, notices or summary");
+  app.add_option("--gpus", gpus, "GPUs to spread images over, e.g. 0,1 (default: all)");
+  app.add_option("--threads", job.threads, "Worker threads (default: one per core)")->check(CLI::Range(1, 1024));
+  app.add_option("--format", job.format, "Output format for every image: jpg, png, bmp, ... (default: the input's)");
+  app.add_option("--quality", job.encode.jpeg_quality, "JPEG quality of .jpg outputs")->default_val(95)->check(CLI::Range(1, 100));
+  app.add_flag("--skip-existing", job.skip_existing, "Leave existing outputs untouched (reported as skipped)");
+  app.add_option("--report", report, "Write a JSON report of every file and the totals");
+  app.add_option("--resume", job.resume_report, "Skip the inputs this earlier report lists as done")->check(CLI::ExistingFile);
+  app.add_option("--max-pixels", job.max_pixels, "Refuse images with more pixels (decompression bombs)")
+      ->default_val(1LL << 28);
   app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
       ->default_val("reflect101");
-  app.add_flag("--plot", plot, "histogram: also write NAME.hist.png, a bar chart");
+  app.add_flag("--plot", job.pipeline_options.plot, "histogram: also write NAME.hist.png, a bar chart");
+  app.add_flag("-q,--quiet", quiet, "No progress bar, notices or summary");
   app.footer(std::string(kFooter) + "\n\nOperations:\n" + image::operations_help());
 
   return wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
     nvtx::Range app_range("wk-image");
+    if (!job.format.empty() && job.format[0] == '.') job.format.erase(0, 1);
+    job.pipeline_options.border = image::parse_border(border_text);
+    if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);
+    if (report.empty() && !job.resume_report.empty()) report = job.resume_report.string();
     const BackendSelection sel = wk::app::choose_backend(kProg, device, quiet);
-    image::PipelineOptions pipeline_options;
-    pipeline_options.border = image::parse_border(border_text);
-    pipeline_options.plot = plot;
-    image::Pipeline pipeline(pipeline_text, sel.backend, pipeline_options);
+    job.backend = sel.backend;
+    install_signal_handlers();
 
-    io::InputScan scan;
-    {
-      nvtx::Range r("scan", nvtx::Color::io);
-      scan = io::scan_inputs(inputs, outdir);
+    std::unique_ptr<wk::app::Progress> progress;
+    double megapixels = 0;
+    pipeline::JobCallbacks cb;
+    cb.on_start = [&](std::size_t total) { progress = std::make_unique<wk::app::Progress>(total, "img", !quiet); };
+    cb.on_file = [&](const pipeline::FileRecord& r) {
+      if (r.status == pipeline::FileStatus::failed) wk::app::print_error(kProg, r.path + ": " + r.error);
+      if (r.status == pipeline::FileStatus::ok) megapixels += double(r.width) * r.height / 1e6;
+      progress->step(fmt::format("{:.0f} Mpx/s", megapixels / std::max(progress->elapsed_s(), 1e-9)));
+    };
+    cb.on_notice = [&](const std::string& msg) { if (!quiet) wk::app::print_notice(kProg, msg); };
+
+    const pipeline::JobResult result = pipeline::run_folder_job(job, &g_stop, cb);
+    if (progress) progress->finish();
+    for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
+    const pipeline::JobTotals& t = result.totals;
+    if (!report.empty()) {
+      const std::string json = pipeline::report_json(result, job);
+      io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
     }
-    std::size_t failed = 0, ok = 0;
-    for (const auto& e : scan.errors) {
-      wk::app::print_error(kProg, e);
-      ++failed;
-    }
-    if (scan.files.empty() && failed == 0) {
+    const std::size_t failed = t.failed + result.scan_errors.size();
+    if (t.files == 0 && failed == 0) {
       wk::app::print_error(kProg, "no image files found in the inputs");
       return wk::app::kSomeFailed;
     }
-
-    const io::EncodeOptions enc{quality};
-    std::set<fs::path> outputs_written;
-    double megapixels = 0;
-    wk::app::Progress progress(scan.files.size(), "files", !quiet);
-    for (std::size_t i = 0; i < scan.files.size(); ++i) {
-      const io::InputFile& in = scan.files[i];
-      const fs::path out = outdir / in.relative;
-      const long idx = static_cast<long>(i);
-      nvtx::Range file_range("file", nvtx::Color::app, idx);
-      try {
-        if (!outputs_written.insert(out.lexically_normal()).second)
-          throw Error(ErrorCategory::usage, "output " + out.string() + " was already written from another input with the same name");
-        std::error_code ec;
-        if (fs::exists(out, ec) && fs::equivalent(out, in.path, ec))
-          throw Error(ErrorCategory::usage, "output would overwrite the input itself; choose another -o folder");
-        std::vector<std::uint8_t> bytes;
-        {
-          nvtx::Range r("read", nvtx::Color::io, idx);
-          bytes = io::read_file(in.path);
-        }
-        cv::Mat img;
-        {
-          nvtx::Range r("decode", nvtx::Color::codec, idx);
-          img = io::decode_image(bytes);
-        }
-        std::vector<image::SideOutput> side_outputs;  // histogram tables and plots
-        const cv::Mat result = pipeline.run(img, idx, &side_outputs);
-        std::vector<std::uint8_t> encoded;
-        {
-          nvtx::Range r("encode", nvtx::Color::codec, idx);
-          encoded = io::encode_image(result, out, enc);
-        }
-        {
-          nvtx::Range r("write", nvtx::Color::io, idx);
-          io::write_file_atomic(out, encoded);
-          for (const auto& side : side_outputs) {
-            const fs::path side_path = out.parent_path() / (out.stem().string() + side.suffix);
-            if (!outputs_written.insert(side_path.lexically_normal()).second)
-              throw Error(ErrorCategory::usage, "output " + side_path.string() + " was already written from another input");
-            io::write_file_atomic(side_path, side.bytes);
-          }
-        }
-        ++ok;
-        megapixels += double(img.total()) / 1e6;
-      } catch (const Error& e) {
-        ++failed;
-        wk::app::print_error(kProg, with_path(in.path, e.what()));
-        if (e.category() == ErrorCategory::cuda) throw;  // the GPU is in an unknown state: stop
-      } catch (const std::exception& e) {
-        ++failed;
-        wk::app::print_error(kProg, with_path(in.path, e.what()));
-      }
-      progress.step(fmt::format("{:.1f} Mpx/s", megapixels / std::max(progress.elapsed_s(), 1e-9)));
-    }
-    progress.finish();
-    const double secs = progress.elapsed_s();
-    if (!quiet)
-      fmt::print("{}: {} converted, {} failed; {:.1f} Mpx in {:.2f} s ({:.1f} Mpx/s) on the {}{}\n", kProg, ok, failed,
-                 megapixels, secs, megapixels / std::max(secs, 1e-9), to_string(sel.backend),
+    if (!quiet) {
+      fmt::print("{}: {} converted, {} failed{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on the {}{}\n", kProg,
+                 t.ok, failed, t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
+                 t.ok / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), to_string(sel.backend),
                  sel.gpu.name.empty() ? "" : " (" + sel.gpu.name + ")");
+      if (t.interrupted)
+        fmt::print("{}: interrupted: {} files not started{}\n", kProg, t.not_started,
+                   report.empty() ? "" : "; continue with --resume " + report);
+    }
+    if (t.interrupted) return kInterrupted;
     return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
   });
 }

@@ -223,6 +223,14 @@ struct Pipeline::Impl {
   std::vector<Operation> ops;
   std::optional<Stream> stream;  // created on first GPU use
   GpuFrame frame;
+  // Pinned staging for uploads and downloads: copies from pageable memory are staged by the
+  // driver through one shared buffer and serialize across threads; from pinned memory they are
+  // true DMA, so the streams of several workers overlap.
+  PinnedBuffer<std::uint8_t> staging;
+  std::uint8_t* staging_for(std::size_t bytes) {
+    if (staging.size() < bytes) staging = PinnedBuffer<std::uint8_t>(bytes + bytes / 4);
+    return staging.get();
+  }
 };
 
 Pipeline::Pipeline(std::string_view text, Backend backend, PipelineOptions options) : impl_(std::make_unique<Impl>()) {
@@ -257,11 +265,13 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
   cudaStream_t s = p.stream->get();
   GpuFrame& f = p.frame;
   f.current_is_a = true;
+  const std::size_t in_row = static_cast<std::size_t>(image.cols) * image.channels();
   {
     nvtx::Range r("h2d", nvtx::Color::transfer, index);
     f.a.reset(image.cols, image.rows, image.channels());
-    WK_CUDA_CHECK(cudaMemcpy2DAsync(f.a.view().data, f.a.pitch_bytes(), image.data, image.step[0],
-                                    static_cast<std::size_t>(image.cols) * image.channels(), image.rows,
+    std::uint8_t* h_in = p.staging_for(in_row * image.rows);
+    image.copyTo(cv::Mat(image.rows, image.cols, image.type(), h_in, in_row));
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(f.a.view().data, f.a.pitch_bytes(), h_in, in_row, in_row, image.rows,
                                     cudaMemcpyHostToDevice, s));
   }
   for (auto& op : p.ops) {
@@ -272,11 +282,15 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
   {
     nvtx::Range r("d2h", nvtx::Color::transfer, index);
     const DeviceImage& out = f.current();
-    result.create(out.height(), out.width(), CV_8UC(out.channels()));
-    WK_CUDA_CHECK(cudaMemcpy2DAsync(result.data, result.step[0], out.view().data, out.pitch_bytes(),
-                                    static_cast<std::size_t>(out.width()) * out.channels(), out.height(),
+    const std::size_t out_row = static_cast<std::size_t>(out.width()) * out.channels();
+    // The upload that last used the staging buffer is ordered before this download on `s`; a
+    // larger result needs a new buffer, and the old one must not be freed under the upload.
+    if (out_row * out.height() > p.staging.size()) WK_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::uint8_t* h_out = p.staging_for(out_row * out.height());
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(h_out, out_row, out.view().data, out.pitch_bytes(), out_row, out.height(),
                                     cudaMemcpyDeviceToHost, s));
     WK_CUDA_CHECK(cudaStreamSynchronize(s));
+    cv::Mat(out.height(), out.width(), CV_8UC(out.channels()), h_out, out_row).copyTo(result);
   }
   for (auto& fn : st.after_sync) fn();
   return result;

@@ -1,0 +1,78 @@
+// The folder job's building blocks: header probing for the pixel limit, the report, resume.
+#include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "test_support.hpp"
+#include "wk/core/error.hpp"
+#include "wk/io/files.hpp"
+#include "wk/pipeline/folder_job.hpp"
+
+namespace fs = std::filesystem;
+using namespace wk;
+
+TEST_CASE("probe_dimensions reads PNG, JPEG, BMP and PNM headers without decoding", "[pipeline]") {
+  const cv::Mat m = test::random_image(37, 21, 3, 1);
+  for (const char* ext : {".png", ".jpg", ".bmp", ".ppm"}) {
+    CAPTURE(ext);
+    std::vector<std::uint8_t> b;
+    REQUIRE(cv::imencode(ext, m, b));
+    const auto d = pipeline::probe_dimensions(b);
+    REQUIRE(d.has_value());
+    CHECK(d->first == 37);
+    CHECK(d->second == 21);
+  }
+  const std::string text = "plain text";
+  CHECK_FALSE(pipeline::probe_dimensions({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}).has_value());
+  // A PNG header that claims 100000 x 100000 pixels: caught before any decoding.
+  std::vector<std::uint8_t> bomb;
+  cv::imencode(".png", m, bomb);
+  bomb[16] = 0; bomb[17] = 1; bomb[18] = 0x86; bomb[19] = 0xA0;
+  bomb[20] = 0; bomb[21] = 1; bomb[22] = 0x86; bomb[23] = 0xA0;
+  const auto d = pipeline::probe_dimensions(bomb);
+  REQUIRE(d.has_value());
+  CHECK(d->first == 100000);
+}
+
+TEST_CASE("run_folder_job records every input in order, with the report and resume round trip", "[pipeline]") {
+  test::TempDir dir;
+  fs::create_directories(dir / "in");
+  for (int i = 0; i < 6; ++i) cv::imwrite((dir / "in" / ("p" + std::to_string(i) + ".png")).string(), test::random_image(20, 10, 3, i));
+  test::write_bytes(dir / "in" / "bad.png", "nope");
+  pipeline::FolderJobOptions opt;
+  opt.pipeline_text = "gray";
+  opt.inputs = {(dir / "in").string()};
+  opt.outdir = dir / "out";
+  opt.threads = 3;
+  const auto res = pipeline::run_folder_job(opt);
+  REQUIRE(res.records.size() == 7);
+  CHECK(res.records[0].path == (dir / "in" / "bad.png").string());
+  CHECK(res.records[0].status == pipeline::FileStatus::failed);
+  CHECK(res.totals.ok == 6);
+  CHECK(res.totals.failed == 1);
+  const std::string json = pipeline::report_json(res, opt);
+  test::write_bytes(dir / "r.json", json);
+  const auto done = pipeline::ok_inputs_in_report(dir / "r.json");
+  CHECK(done.size() == 6);
+
+  opt.resume_report = dir / "r.json";
+  const auto again = pipeline::run_folder_job(opt);
+  CHECK(again.totals.ok == 0);
+  CHECK(again.totals.skipped == 6);
+  CHECK(again.totals.failed == 1);
+  // A chain of resumes keeps counting the first run's work as done.
+  test::write_bytes(dir / "r2.json", pipeline::report_json(again, opt));
+  CHECK(pipeline::ok_inputs_in_report(dir / "r2.json").size() == 6);
+
+  test::write_bytes(dir / "junk.json", "{\"not\": \"a report\"}");
+  CHECK_THROWS_AS(pipeline::ok_inputs_in_report(dir / "junk.json"), Error);
+}
+
+TEST_CASE("run_folder_job rejects bad options before touching files", "[pipeline]") {
+  test::TempDir dir;
+  pipeline::FolderJobOptions opt;
+  opt.pipeline_text = "gray,nosuchop";
+  opt.inputs = {dir.path().string()};
+  opt.outdir = dir / "out";
+  CHECK_THROWS_AS(pipeline::run_folder_job(opt), Error);
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
