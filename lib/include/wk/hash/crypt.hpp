@@ -1,0 +1,74 @@
+#pragma once
+// crypt(3) over many passwords: the batch engine behind wk-hash.
+//
+//   GPU backend   md5crypt, sha256crypt, sha512crypt and bcrypt on the device (batches grouped by
+//                 password length, init / loop / final launches); every other method on the CPU
+//                 through libxcrypt.
+//   CPU backend   libxcrypt's crypt_rn on all cores, every method.
+//
+// Output is byte-identical to libxcrypt's crypt_rn for every setting and password it accepts;
+// what it rejects is reported per job. Password bytes given to the engine are wiped from every
+// buffer it copied them into (host, pinned, device) before it returns.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "wk/core/backend.hpp"
+#include "wk/hash/setting.hpp"
+
+namespace wk::hash {
+
+struct CryptJob {
+  std::string_view setting;   // a setting or a whole crypt string
+  std::string_view password;  // 0..511 bytes, no NUL
+};
+
+struct CryptOutcome {
+  std::string hash;   // the crypt string when ok
+  std::string error;  // why not (setting or password rejected); never contains the password
+  bool ok() const { return error.empty(); }
+};
+
+// Called from the calling thread with the number of jobs finished so far.
+using ProgressFn = std::function<void(std::size_t done)>;
+
+class CryptEngine {
+ public:
+  // GPU: selects device 0, creates its stream and runs every format's known-answer self-check
+  // (throws wk::Error{internal} when the device gives a wrong answer). threads = 0: all cores.
+  explicit CryptEngine(Backend backend, unsigned cpu_threads = 0);
+  ~CryptEngine();
+  CryptEngine(const CryptEngine&) = delete;
+  CryptEngine& operator=(const CryptEngine&) = delete;
+
+  Backend backend() const noexcept;
+  unsigned cpu_threads() const noexcept;
+
+  // out.size() == jobs.size(); out[i] is the outcome of jobs[i].
+  void crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One hash through libxcrypt's crypt_rn (the reference); nullopt when it rejects the input.
+std::optional<std::string> crypt_libxcrypt(std::string_view setting, std::string_view password);
+
+// One hash through warpkit's own host/device code compiled for the host (what CI tests against
+// libxcrypt); the setting must be parsed and its method one of the four. Throws wk::Error{usage}
+// for a password check_password rejects.
+std::string crypt_warpkit_host(const Setting& setting, std::string_view password);
+
+// Constant-time equality (OpenSSL's CRYPTO_memcmp over the longer length; lengths are public).
+bool constant_time_equal(std::string_view a, std::string_view b) noexcept;
+
+// Overwrites the bytes (OPENSSL_cleanse): for password buffers.
+void wipe(void* data, std::size_t bytes) noexcept;
+inline void wipe(std::string& s) noexcept { wipe(s.data(), s.size()); }
+
+}  // namespace wk::hash

@@ -1,0 +1,42 @@
+#pragma once
+// Password input for wk-hash: whole inputs read into memory that is wiped (OPENSSL_cleanse)
+// whenever it is released or regrown, and split into lines without copying.
+#include <cstddef>
+#include <cstdio>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+namespace wk::hash {
+
+// A growable byte buffer for secrets: every buffer it releases is wiped first.
+class SecretBuffer {
+ public:
+  SecretBuffer() = default;
+  ~SecretBuffer();
+  SecretBuffer(SecretBuffer&& o) noexcept;
+  SecretBuffer& operator=(SecretBuffer&& o) noexcept;
+  SecretBuffer(const SecretBuffer&) = delete;
+  SecretBuffer& operator=(const SecretBuffer&) = delete;
+
+  void append(const char* data, std::size_t bytes);
+  void clear() noexcept;  // wipes and frees
+  const char* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::string_view view() const noexcept { return {data_, size_}; }
+
+ private:
+  void reserve(std::size_t capacity);
+  char* data_ = nullptr;
+  std::size_t size_ = 0, capacity_ = 0;
+};
+
+// The whole file, or standard input when path is empty or "-". Throws wk::Error{io} naming the
+// file and the reason.
+SecretBuffer read_secret_input(const std::filesystem::path& path);
+
+// Lines of `text`: split at LF, one trailing CR removed from each line (CRLF input), no line
+// after a final newline. An empty line is an empty string (an empty password).
+std::vector<std::string_view> split_lines(std::string_view text);
+
+}  // namespace wk::hash

@@ -1,0 +1,67 @@
+#pragma once
+// crypt(3) settings: parsing with exactly libxcrypt 4.4's acceptance rules for the four formats
+// warpkit computes itself, formatting, and fresh settings with salts from OpenSSL's CSPRNG.
+//
+// A "setting" is what crypt(3) takes besides the password: "$6$rounds=10000$SALT", or a whole
+// crypt string ("$6$SALT$HASH"), whose hash part is then ignored.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wk::hash {
+
+enum class Method {
+  md5crypt,     // $1$
+  sha256crypt,  // $5$
+  sha512crypt,  // $6$
+  bcrypt,       // $2a$ $2b$ $2x$ $2y$
+  other,        // anything else: yescrypt $y$, scrypt $7$, descrypt, ... (libxcrypt only)
+};
+
+inline constexpr int kMethodCount = 4;  // the methods warpkit computes (GPU and CPU)
+const char* method_name(Method m) noexcept;  // "md5crypt", ..., "other"
+// "md5crypt" | "sha256crypt" | "sha512crypt" | "bcrypt"; nullopt otherwise.
+std::optional<Method> parse_method_name(std::string_view name);
+
+struct Setting {
+  Method method = Method::other;
+  // md5crypt / sha-crypt: the salt characters actually used (at most 8 / 16).
+  std::string salt;
+  // sha-crypt: the round count (5000 unless rounds=N); md5crypt: 1000; bcrypt: the cost.
+  std::uint32_t rounds = 0;
+  bool rounds_custom = false;         // sha-crypt: "rounds=N$" present (then it is echoed)
+  char bcrypt_variant = 0;            // 'a', 'b', 'x' or 'y'
+  std::array<std::uint8_t, 16> bcrypt_salt{};  // the decoded 128-bit salt
+  // The output's text before the hash: "$6$rounds=10000$SALT$", "$1$SALT$", or for bcrypt
+  // "$2b$05$" plus the 22 salt characters in canonical form. Empty for Method::other.
+  std::string prefix;
+};
+
+struct SettingParse {
+  std::optional<Setting> setting;  // set when accepted
+  std::string error;               // why not, for a user (never contains the setting's bytes
+                                   // beyond its method prefix)
+};
+
+// Method::other settings are accepted here untouched (libxcrypt decides on them later), except
+// that characters libxcrypt never accepts in any setting are rejected for all methods.
+SettingParse parse_setting(std::string_view text);
+
+// Empty when libxcrypt would take the password; else the reason (length >= 512, a NUL byte).
+std::string check_password(std::string_view password);
+
+struct HashOptions {
+  Method method = Method::sha512crypt;
+  std::optional<std::uint32_t> rounds;  // sha-crypt only: 1000..999999999; echoed as rounds=N
+  unsigned cost = 5;                    // bcrypt only: 4..31 (libxcrypt's default is 5)
+  char bcrypt_variant = 'b';
+};
+// Throws wk::Error{usage} for options that do not fit the method.
+void check_hash_options(const HashOptions& options);
+// A fresh setting with a random salt (16 characters for sha-crypt, 8 for md5crypt, 128 bits for
+// bcrypt) from OpenSSL's RAND_bytes. Throws wk::Error{internal} if the CSPRNG fails.
+std::string generate_setting(const HashOptions& options);
+
+}  // namespace wk::hash

@@ -1,0 +1,143 @@
+// CryptEngine: sorts jobs into those warpkit computes on the GPU and those libxcrypt computes on
+// the CPU, runs both, and reports per-job errors without ever echoing a password.
+#include <crypt.h>
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "gpu/gpu_runner.hpp"
+#include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
+#include "wk/hash/crypt.hpp"
+
+namespace wk::hash {
+
+namespace {
+
+unsigned default_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+// libxcrypt on all cores. `indices` selects the jobs; results go to out[index].
+void run_libxcrypt(std::span<const CryptJob> jobs, std::span<const std::size_t> indices, std::span<CryptOutcome> out,
+                   unsigned threads, std::atomic<std::size_t>& done) {
+  if (indices.empty()) return;
+  std::atomic<std::size_t> next{0};
+  constexpr std::size_t kChunk = 8;
+  auto worker = [&] {
+    auto data = std::make_unique<crypt_data>();
+    char pw[CRYPT_MAX_PASSPHRASE_SIZE];
+    std::string setting;
+    for (;;) {
+      const std::size_t begin = next.fetch_add(kChunk);
+      if (begin >= indices.size()) break;
+      const std::size_t end = std::min(indices.size(), begin + kChunk);
+      for (std::size_t k = begin; k < end; ++k) {
+        const std::size_t i = indices[k];
+        const CryptJob& job = jobs[i];
+        std::copy(job.password.begin(), job.password.end(), pw);
+        pw[job.password.size()] = '\0';
+        setting.assign(job.setting);
+        const char* r = crypt_rn(pw, setting.c_str(), data.get(), int(sizeof(crypt_data)));
+        if (r && r[0] != '*') out[i].hash = r;
+        else out[i].error = "libxcrypt rejected the setting (unknown method or malformed parameters)";
+        OPENSSL_cleanse(pw, job.password.size() + 1);
+      }
+      done.fetch_add(end - begin);
+    }
+    OPENSSL_cleanse(pw, sizeof pw);
+    OPENSSL_cleanse(data.get(), sizeof(crypt_data));
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, unsigned((indices.size() + kChunk - 1) / kChunk)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace
+
+struct CryptEngine::Impl {
+  Backend backend = Backend::cpu;
+  unsigned threads = 1;
+  std::unique_ptr<gpu::Runner> gpu;
+};
+
+CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads) : impl_(std::make_unique<Impl>()) {
+  impl_->backend = backend;
+  impl_->threads = cpu_threads ? cpu_threads : default_threads();
+  if (backend == Backend::gpu) {
+    nvtx::Range r("hash self-check", nvtx::Color::compute);
+    impl_->gpu = std::make_unique<gpu::Runner>();
+  }
+}
+
+CryptEngine::~CryptEngine() = default;
+
+Backend CryptEngine::backend() const noexcept { return impl_->backend; }
+unsigned CryptEngine::cpu_threads() const noexcept { return impl_->threads; }
+
+void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress) {
+  if (out.size() != jobs.size()) throw Error(ErrorCategory::internal, "CryptEngine::crypt: output size differs from input");
+  std::vector<std::size_t> cpu_jobs;
+  std::vector<Setting> settings;  // parsed settings of the GPU jobs
+  std::vector<std::size_t> gpu_index;
+  settings.reserve(impl_->gpu ? jobs.size() : 0);
+  {
+    nvtx::Range r("parse settings", nvtx::Color::compute);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      out[i] = {};
+      if (std::string why = check_password(jobs[i].password); !why.empty()) {
+        out[i].error = std::move(why);
+        continue;
+      }
+      SettingParse p = parse_setting(jobs[i].setting);
+      if (!p.setting) {
+        out[i].error = std::move(p.error);
+        continue;
+      }
+      if (impl_->gpu && p.setting->method != Method::other) {
+        settings.push_back(std::move(*p.setting));
+        gpu_index.push_back(i);
+      } else {
+        cpu_jobs.push_back(i);
+      }
+    }
+  }
+  const std::size_t failed_early = jobs.size() - cpu_jobs.size() - gpu_index.size();
+  std::atomic<std::size_t> done{failed_early};
+
+  // The CPU share runs on a helper thread while this thread drives the GPU and reports progress.
+  std::future<void> cpu_part = std::async(std::launch::async, [&] {
+    nvtx::Range r("libxcrypt", nvtx::Color::compute);
+    run_libxcrypt(jobs, cpu_jobs, out, impl_->threads, done);
+  });
+  std::exception_ptr gpu_error;
+  if (!gpu_index.empty()) {
+    try {
+      std::vector<gpu::PreparedJob> prepared(gpu_index.size());
+      for (std::size_t k = 0; k < gpu_index.size(); ++k) prepared[k] = {&settings[k], jobs[gpu_index[k]].password};
+      std::vector<std::string> hashes(gpu_index.size());
+      impl_->gpu->run(prepared, hashes, [&](std::size_t n) {
+        done.fetch_add(n);
+        if (progress) progress(done.load());
+      });
+      for (std::size_t k = 0; k < gpu_index.size(); ++k) out[gpu_index[k]].hash = std::move(hashes[k]);
+    } catch (...) {
+      gpu_error = std::current_exception();
+    }
+  }
+  while (cpu_part.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+    if (progress) progress(done.load());
+  cpu_part.get();
+  if (gpu_error) std::rethrow_exception(gpu_error);
+  if (progress) progress(done.load());
+}
+
+}  // namespace wk::hash

@@ -1,0 +1,194 @@
+// crypt(3) settings: libxcrypt 4.4's acceptance rules for $1$, $5$, $6$ and $2[abxy]$, checked
+// against crypt_rn itself by tests/hash/test_setting.cpp (random settings, every boundary).
+#include "wk/hash/setting.hpp"
+
+#include <openssl/rand.h>
+
+#include <cstdio>
+#include <string>
+
+#include "wk/core/error.hpp"
+#include "wk/hash/hd/bcrypt.hpp"
+#include "wk/hash/hd/crypt_base64.hpp"
+#include "wk/hash/hd/shacrypt.hpp"
+
+namespace wk::hash {
+
+const char* method_name(Method m) noexcept {
+  switch (m) {
+    case Method::md5crypt: return "md5crypt";
+    case Method::sha256crypt: return "sha256crypt";
+    case Method::sha512crypt: return "sha512crypt";
+    case Method::bcrypt: return "bcrypt";
+    case Method::other: return "other";
+  }
+  return "?";
+}
+
+std::optional<Method> parse_method_name(std::string_view name) {
+  for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt})
+    if (name == method_name(m)) return m;
+  return std::nullopt;
+}
+
+namespace {
+
+// libxcrypt refuses these in any setting (crypt.c, check_badsalt_chars): control characters,
+// space, DEL, non-ASCII bytes, and * : ; \ ! (which mark locked or disabled passwords).
+bool bad_setting_char(unsigned char c) {
+  return c <= 0x20 || c >= 0x7f || c == '*' || c == ':' || c == ';' || c == '\\' || c == '!';
+}
+
+SettingParse fail(std::string message) { return {std::nullopt, std::move(message)}; }
+
+SettingParse parse_md5(std::string_view rest) {
+  Setting s;
+  s.method = Method::md5crypt;
+  s.rounds = hd::kMd5Rounds;
+  const std::size_t end = rest.find('$');
+  s.salt = std::string(rest.substr(0, std::min<std::size_t>(end, hd::kMaxMd5SaltBytes)));
+  s.prefix = "$1$" + s.salt + "$";
+  return {std::move(s), {}};
+}
+
+SettingParse parse_sha(Method method, std::string_view rest) {
+  Setting s;
+  s.method = method;
+  s.rounds = hd::kShaDefaultRounds;
+  const char* tag = method == Method::sha256crypt ? "$5$" : "$6$";
+  constexpr std::string_view kRounds = "rounds=";
+  if (rest.substr(0, kRounds.size()) == kRounds) {
+    const std::string_view num = rest.substr(kRounds.size());
+    // libxcrypt 4.4 rejects (rather than clamps) zero, leading zeros, non-digits and counts outside
+    // 1000..999999999, and needs the '$' that ends the count.
+    std::size_t digits = 0;
+    while (digits < num.size() && num[digits] >= '0' && num[digits] <= '9') ++digits;
+    if (digits == 0 || num[0] == '0' || digits >= num.size() || num[digits] != '$')
+      return fail(std::string(tag) + " setting: rounds=N must be a number without leading zeros followed by '$'");
+    if (digits > 9) return fail(std::string(tag) + " setting: rounds must be in 1000..999999999");
+    std::uint32_t value = 0;
+    for (std::size_t i = 0; i < digits; ++i) value = value * 10 + std::uint32_t(num[i] - '0');
+    if (value < hd::kShaMinRounds || value > hd::kShaMaxRounds)
+      return fail(std::string(tag) + " setting: rounds must be in 1000..999999999");
+    s.rounds = value;
+    s.rounds_custom = true;
+    rest = num.substr(digits + 1);
+  }
+  const std::size_t end = rest.find('$');
+  s.salt = std::string(rest.substr(0, std::min<std::size_t>(end, hd::kMaxShaSaltBytes)));
+  s.prefix = tag;
+  if (s.rounds_custom) s.prefix += "rounds=" + std::to_string(s.rounds) + "$";
+  s.prefix += s.salt + "$";
+  return {std::move(s), {}};
+}
+
+SettingParse parse_bcrypt(std::string_view text) {
+  Setting s;
+  s.method = Method::bcrypt;
+  s.bcrypt_variant = text[2];
+  const std::string tag = "$2" + std::string(1, s.bcrypt_variant) + "$";
+  if (text.size() < 7 || text[4] < '0' || text[4] > '3' || text[5] < '0' || text[5] > '9' || text[6] != '$')
+    return fail(tag + " setting: the cost must be two digits (04..31) followed by '$'");
+  const unsigned cost = unsigned(text[4] - '0') * 10 + unsigned(text[5] - '0');
+  if (cost < hd::kBcryptMinCost || cost > hd::kBcryptMaxCost)
+    return fail(tag + " setting: the cost must be in 04..31");
+  s.rounds = cost;
+  const std::string_view salt = text.substr(7);
+  if (salt.size() < 22 || !hd::bcrypt_b64_decode(s.bcrypt_salt.data(), salt.data(), 16))
+    return fail(tag + " setting: the salt must be 22 characters of ./A-Za-z0-9");
+  char canonical[23] = {};
+  hd::bcrypt_b64_encode(canonical, s.bcrypt_salt.data(), 16);
+  s.prefix = std::string(text.substr(0, 7)) + std::string(canonical, 22);
+  return {std::move(s), {}};
+}
+
+}  // namespace
+
+SettingParse parse_setting(std::string_view text) {
+  for (unsigned char c : text)
+    if (bad_setting_char(c)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "the setting contains byte 0x%02x, which crypt(3) never accepts in a setting", c);
+      return fail(buf);
+    }
+  if (text.empty()) return fail("the setting is empty");
+  if (text.substr(0, 3) == "$1$") return parse_md5(text.substr(3));
+  if (text.substr(0, 3) == "$5$") return parse_sha(Method::sha256crypt, text.substr(3));
+  if (text.substr(0, 3) == "$6$") return parse_sha(Method::sha512crypt, text.substr(3));
+  if (text.size() >= 4 && text[0] == '$' && text[1] == '2' && text[3] == '$' &&
+      (text[2] == 'a' || text[2] == 'b' || text[2] == 'x' || text[2] == 'y'))
+    return parse_bcrypt(text);
+  Setting s;
+  s.method = Method::other;
+  return {std::move(s), {}};
+}
+
+std::string check_password(std::string_view password) {
+  if (password.size() > std::size_t(hd::kMaxPasswordBytes))
+    return "the password is " + std::to_string(password.size()) + " bytes; crypt(3) takes at most 511";
+  if (password.find('\0') != std::string_view::npos) return "the password contains a NUL byte, which crypt(3) cannot take";
+  return {};
+}
+
+void check_hash_options(const HashOptions& o) {
+  const bool sha = o.method == Method::sha256crypt || o.method == Method::sha512crypt;
+  if (o.method == Method::other) throw Error(ErrorCategory::usage, "hash: choose md5crypt, sha256crypt, sha512crypt or bcrypt");
+  if (o.rounds && !sha) throw Error(ErrorCategory::usage, "--rounds applies to sha256crypt and sha512crypt only");
+  if (o.rounds && (*o.rounds < hd::kShaMinRounds || *o.rounds > hd::kShaMaxRounds))
+    throw Error(ErrorCategory::usage, "--rounds must be in 1000..999999999 (libxcrypt rejects other counts)");
+  if (o.method == Method::bcrypt && (o.cost < unsigned(hd::kBcryptMinCost) || o.cost > unsigned(hd::kBcryptMaxCost)))
+    throw Error(ErrorCategory::usage, "--cost must be in 4..31");
+  if (o.method == Method::bcrypt && o.bcrypt_variant != 'a' && o.bcrypt_variant != 'b' && o.bcrypt_variant != 'y')
+    throw Error(ErrorCategory::usage, "bcrypt variant must be 2a, 2b or 2y");
+}
+
+namespace {
+void random_bytes(unsigned char* out, int n) {
+  if (RAND_bytes(out, n) != 1) throw Error(ErrorCategory::internal, "OpenSSL RAND_bytes failed: no salt could be drawn");
+}
+// n characters of the crypt alphabet, 6 random bits each.
+std::string crypt_salt_chars(int n) {
+  unsigned char bytes[12];
+  const int nbytes = (n * 6 + 7) / 8;
+  random_bytes(bytes, nbytes);
+  std::string out;
+  std::uint32_t acc = 0;
+  int have = 0, used = 0;
+  while (int(out.size()) < n) {
+    if (have < 6) {
+      acc |= std::uint32_t(bytes[used++]) << have;
+      have += 8;
+    }
+    out.push_back(hd::crypt_b64_char(acc & 63));
+    acc >>= 6;
+    have -= 6;
+  }
+  return out;
+}
+}  // namespace
+
+std::string generate_setting(const HashOptions& o) {
+  check_hash_options(o);
+  switch (o.method) {
+    case Method::md5crypt: return "$1$" + crypt_salt_chars(hd::kMaxMd5SaltBytes);
+    case Method::sha256crypt:
+    case Method::sha512crypt: {
+      std::string s = o.method == Method::sha256crypt ? "$5$" : "$6$";
+      if (o.rounds) s += "rounds=" + std::to_string(*o.rounds) + "$";
+      return s + crypt_salt_chars(hd::kMaxShaSaltBytes);
+    }
+    case Method::bcrypt: {
+      unsigned char salt[16];
+      random_bytes(salt, 16);
+      char chars[23] = {};
+      hd::bcrypt_b64_encode(chars, salt, 16);
+      char head[8];
+      std::snprintf(head, sizeof head, "$2%c$%02u$", o.bcrypt_variant, o.cost);
+      return std::string(head) + std::string(chars, 22);
+    }
+    case Method::other: break;
+  }
+  throw Error(ErrorCategory::usage, "hash: unsupported method");
+}
+
+}  // namespace wk::hash
