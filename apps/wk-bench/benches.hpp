@@ -10,6 +10,7 @@ namespace wk::bench {
 int bench_gray(const Options& options);
 int bench_histogram(const Options& options);
 int bench_equalize(const Options& options);
+int bench_idea(const Options& options);
 
 #if defined(WK_HAVE_NPP)
 // NPP peers (npp_peers.cpp), only when NPP was found at configure time.

@@ -18,6 +18,7 @@ constexpr BenchEntry kBenches[] = {
     {"gray", "RGB/BGR -> gray (8-bit, 3 channels)", wk::bench::bench_gray},
     {"histogram", "256-bin histogram of 8-bit gray: natural photo and constant image", wk::bench::bench_histogram},
     {"equalize", "histogram equalization of 8-bit gray (histogram + LUT + apply)", wk::bench::bench_equalize},
+    {"idea", "IDEA encryption (crypt, book ch. 10): host->host via GPU, kernel, copies, CPU; --size WxH = W*H 8-byte blocks", wk::bench::bench_idea},
 };
 
 }  // namespace

@@ -78,8 +78,9 @@ __global__ void idea_constant_key_kernel(const uint2* __restrict__ in, uint2* __
 // across the thread block (vector j of thread t is at tile + j*blockDim + t), so every load and
 // store instruction of a warp covers 512 contiguous bytes; all V loads are issued before the
 // first block is encrypted (memory-level parallelism), and the 2V independent blocks give the
-// scheduler instruction-level parallelism to hide the IMAD latency. The data are touched once:
-// evict-first hints (ld.global.cs / st.global.cs) keep them from pushing other lines out of L2.
+// scheduler instruction-level parallelism to hide the IMAD latency. Plain cached loads and stores
+// (no evict-first hints): in the host->host pipeline the download of a chunk follows its kernel,
+// and can then find the output still in L2 (gray measured the hints as no gain either).
 template <IdeaMode M, int V>
 __global__ void __launch_bounds__(1024) idea_coarsened_kernel(const uint4* __restrict__ in, uint4* __restrict__ out,
                                                               std::size_t nvec, const IdeaSubkeys key,
@@ -90,7 +91,7 @@ __global__ void __launch_bounds__(1024) idea_coarsened_kernel(const uint4* __res
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const std::size_t idx = tile + std::size_t(j) * blockDim.x + threadIdx.x;
-      v[j] = idx < nvec ? __ldcs(in + idx) : make_uint4(0, 0, 0, 0);
+      v[j] = idx < nvec ? __ldg(in + idx) : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int j = 0; j < V; ++j) {
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(1024) idea_coarsened_kernel(const uint4* __res
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const std::size_t idx = tile + std::size_t(j) * blockDim.x + threadIdx.x;
-      if (idx < nvec) __stcs(out + idx, v[j]);
+      if (idx < nvec) out[idx] = v[j];
     }
   }
 }
@@ -120,7 +121,8 @@ void launch_one_per_thread(const IdeaJob& job, const uint2* in, uint2* out, std:
                            const IdeaSubkeys* d_subkeys, cudaStream_t stream) {
   const unsigned grid = grid_for(nblocks, std::size_t(c.threads_per_block));
   if (c.kernel == IdeaKernel::global_key)
-    idea_global_key_kernel<M><<<grid, c.threads_per_block, 0, stream>>>(in, out, nblocks, d_subkeys->k, job.counter);
+    idea_global_key_kernel<M><<<grid, c.threads_per_block, 0, stream>>>(
+        in, out, nblocks, reinterpret_cast<const std::uint32_t*>(d_subkeys), job.counter);
   else
     idea_constant_key_kernel<M><<<grid, c.threads_per_block, 0, stream>>>(in, out, nblocks, job.subkeys, job.counter);
 }
