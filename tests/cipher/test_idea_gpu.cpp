@@ -180,7 +180,9 @@ TEST_CASE("GPU IDEA: the deployed executor with CPU shares and every GPU equals 
   CHECK_THROWS_AS(IdeaExecutor(bad), Error);
 }
 
-TEST_CASE("wk-crypt on the GPU: round trips, and files interchange with the CPU backend", "[gpu][idea][cli]") {
+// [slow]: some 70 runs of wk-crypt, each a CUDA start-up; under compute-sanitizer (which skips
+// [slow]) that is minutes for kernels the in-process tests above already cover.
+TEST_CASE("wk-crypt on the GPU: round trips, and files interchange with the CPU backend", "[gpu][idea][cli][slow]") {
   test::TempDir dir;
   const fs::path key = dir / "k";
   REQUIRE(test::run(std::string(WK_CRYPT_EXE) + " keygen " + sh_quote(key.string())).exit_code == 0);

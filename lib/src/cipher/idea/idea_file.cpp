@@ -134,11 +134,19 @@ class OutputFile {
       if (::rename(tmp_.c_str(), path_.c_str()) != 0)
         throw_at(ErrorCategory::io, path_, "cannot rename the temporary file into place: " + errno_text(errno));
     } else {
-      if (::link(tmp_.c_str(), path_.c_str()) != 0) {
+      if (::link(tmp_.c_str(), path_.c_str()) == 0) {
+        ::unlink(tmp_.c_str());
+      } else {
         if (errno == EEXIST) throw_at(ErrorCategory::usage, path_, "already exists; refusing to overwrite it");
-        throw_at(ErrorCategory::io, path_, "cannot move the temporary file into place: " + errno_text(errno));
+        if (errno != EPERM && errno != ENOTSUP)
+          throw_at(ErrorCategory::io, path_, "cannot move the temporary file into place: " + errno_text(errno));
+        // A file system without hard links: check, then rename (a small window, not atomic).
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(path_, ec)))
+          throw_at(ErrorCategory::usage, path_, "already exists; refusing to overwrite it");
+        if (::rename(tmp_.c_str(), path_.c_str()) != 0)
+          throw_at(ErrorCategory::io, path_, "cannot rename the temporary file into place: " + errno_text(errno));
       }
-      ::unlink(tmp_.c_str());
     }
     committed_ = true;
   }
