@@ -1,0 +1,432 @@
+// wk-hash: crypt(3) password hashing at GPU speed — hash, crypt, verify, audit.
+// Argument parsing, line handling, printing and exit codes only; the work is in wk::hash.
+//
+// Passwords are never printed (errors name the line number), the buffers holding them are wiped
+// (OPENSSL_cleanse through wk::hash::SecretBuffer and wk::hash::wipe), hashes are compared in
+// constant time (CRYPTO_memcmp through wk::hash::constant_time_equal).
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "app_common.hpp"
+#include "output_sink.hpp"
+#include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
+#include "wk/hash/audit.hpp"
+#include "wk/hash/crypt.hpp"
+#include "wk/hash/secret_input.hpp"
+#include "wk/hash/setting.hpp"
+
+using namespace wk;
+
+namespace {
+
+constexpr const char* kProg = "wk-hash";
+
+constexpr const char* kFooter = R"(Subcommands:
+  hash     one password per line in, one crypt string per line out (fresh random salts)
+  crypt    SETTING<TAB>PASSWORD per line in, the crypt string for that exact setting out
+  verify   HASH<TAB>PASSWORD per line in, "line N: OK" or "line N: MISMATCH" out
+  audit    --hashes FILE (user:hash[:...] lines) --wordlist FILE: accounts whose password is
+           in the word list
+
+Examples:
+  wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt
+  wk-hash hash --method bcrypt --cost 10 --users -i users.txt | chpasswd -e
+  wk-hash hash --method sha256crypt --rounds 10000 --json < passwords.txt
+  printf '$6$saltsalt\tsecret\n' | wk-hash crypt
+  wk-hash verify -i pairs.tsv && echo "all passwords match"
+  wk-hash audit --hashes /etc/shadow --wordlist common-passwords.txt
+  wk-hash verify --device cpu -i pairs.tsv      libxcrypt on all cores, no GPU
+
+Formats:
+  md5crypt ($1$), sha256crypt ($5$), sha512crypt ($6$, optional rounds=N) and bcrypt ($2b$,
+  $2a$, $2y$, and $2x$ for verifying old hashes) run on the GPU; every other method libxcrypt
+  knows (yescrypt $y$, scrypt $7$, descrypt, ...) runs on the CPU through libxcrypt, in the
+  crypt, verify and audit subcommands. Output is byte-identical to libxcrypt's crypt_rn.
+  Defaults are libxcrypt's: 5000 rounds for sha-crypt (rounds=N is written only when --rounds
+  is given), cost 5 for bcrypt.
+
+Input:
+  Standard input unless -i FILE; standard output unless -o FILE (written to a temporary file
+  in the same folder and renamed into place when complete). Lines end in LF or CRLF (one CR
+  before the LF is removed); the final newline is optional; an empty line is an empty
+  password. A password is 0..511 bytes of anything but NUL. crypt and verify split each line
+  at its first TAB, so passwords may contain TABs; hash --users splits at the first ':'.
+
+Errors:
+  A malformed line (no TAB, a password over 511 bytes, a setting libxcrypt rejects, ...) is
+  reported on standard error as "line N: reason" -- never with the password -- and skipped; the
+  other lines are still processed. Output lines stay in input order.
+
+--json:
+  JSON Lines on the output instead of text, one object per input line:
+    hash, crypt:  {"line":N,"hash":"$6$..."} (+ "user" with --users) or {"line":N,"error":"..."}
+    verify:       {"line":N,"status":"OK"|"MISMATCH"|"ERROR"} (+ "error")
+    audit:        {"user":"...","line":N} (+ "password" with --show-passwords)
+
+Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
+(verify: or some password did not match), 2 usage error.)";
+
+struct Common {
+  std::string input, output, device = "auto";
+  bool json = false, quiet = false;
+};
+
+void add_common(CLI::App& sub, Common& c, bool with_input = true) {
+  if (with_input) sub.add_option("-i,--input", c.input, "Input file (default: standard input)");
+  sub.add_option("-o,--output", c.output, "Output file, replaced atomically (default: standard output)");
+  sub.add_flag("--json", c.json, "JSON Lines output (one object per line; see below)");
+  sub.add_flag("-q,--quiet", c.quiet, "No progress line, notices or summary on standard error");
+  app::add_device_option(sub, c.device);
+}
+
+std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// One input line turned into a crypt job, or the reason it could not be.
+struct LineJob {
+  std::size_t line = 0;       // 1-based
+  std::string user;           // hash --users
+  std::string setting;        // owned: hash generates it
+  std::string_view password;  // into the wiped input buffer
+  std::string error;          // malformed line
+};
+
+// Runs the jobs in slices (so progress shows and memory stays bounded), calling emit(job,
+// outcome) in input order. Returns the number of failed lines (malformed or rejected).
+template <class Emit>
+std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptEngine& engine, bool quiet, Emit emit) {
+  constexpr std::size_t kSlice = std::size_t(1) << 18;
+  app::Progress progress(lines.size(), "pw", !quiet);
+  std::size_t failed = 0, shown = 0;
+  std::vector<hash::CryptJob> jobs;
+  std::vector<std::size_t> index;
+  std::vector<hash::CryptOutcome> outcomes;
+  for (std::size_t begin = 0; begin < lines.size(); begin += kSlice) {
+    const std::size_t end = std::min(lines.size(), begin + kSlice);
+    jobs.clear();
+    index.clear();
+    for (std::size_t i = begin; i < end; ++i)
+      if (lines[i].error.empty()) {
+        jobs.push_back({lines[i].setting, lines[i].password});
+        index.push_back(i);
+      }
+    outcomes.assign(jobs.size(), {});
+    {
+      nvtx::Range r(what, nvtx::Color::compute, std::int64_t(begin));
+      const std::size_t base = shown;
+      engine.crypt(jobs, outcomes, [&](std::size_t done) {
+        while (shown < base + done) {
+          progress.step();
+          ++shown;
+        }
+      });
+    }
+    nvtx::Range r("write", nvtx::Color::io, std::int64_t(begin));
+    std::size_t k = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      LineJob& lj = lines[i];
+      const hash::CryptOutcome* out = nullptr;
+      if (k < index.size() && index[k] == i) out = &outcomes[k++];
+      if (out && !out->ok()) lj.error = out->error;
+      if (!lj.error.empty()) {
+        ++failed;
+        app::print_error(kProg, fmt::format("line {}: {}", lj.line, lj.error));
+      }
+      emit(lj, out);
+    }
+    while (shown < end) {
+      progress.step();
+      ++shown;
+    }
+  }
+  progress.finish();
+  return failed;
+}
+
+hash::CryptEngine make_engine(const Common& c) {
+  const BackendSelection sel = app::choose_backend(kProg, c.device, c.quiet);
+  return hash::CryptEngine(sel.backend);
+}
+
+void summary(const Common& c, const std::string& text) {
+  if (!c.quiet) app::print_notice(kProg, text);
+}
+
+// ---- hash -------------------------------------------------------------------------------------
+int cmd_hash(const Common& c, const std::string& method_name, std::optional<std::uint32_t> rounds,
+             std::optional<unsigned> cost, const std::string& variant, bool users) {
+  hash::HashOptions opt;
+  const auto m = hash::parse_method_name(method_name);
+  if (!m) throw Error(ErrorCategory::usage, "--method must be md5crypt, sha256crypt, sha512crypt or bcrypt");
+  opt.method = *m;
+  opt.rounds = rounds;
+  if (cost && opt.method != hash::Method::bcrypt) throw Error(ErrorCategory::usage, "--cost applies to bcrypt only");
+  if (cost) opt.cost = *cost;
+  if (!variant.empty()) {
+    if (opt.method != hash::Method::bcrypt) throw Error(ErrorCategory::usage, "--bcrypt-variant applies to bcrypt only");
+    opt.bcrypt_variant = variant.size() == 2 && variant[0] == '2' ? variant[1] : '?';
+  }
+  hash::check_hash_options(opt);  // usage errors before any input is read
+
+  nvtx::Range app_range("wk-hash hash");
+  app::OutputSink sink(c.output);
+  hash::CryptEngine engine = make_engine(c);
+  hash::SecretBuffer input;
+  {
+    nvtx::Range r("read", nvtx::Color::io);
+    input = hash::read_secret_input(c.input);
+  }
+  const auto text_lines = hash::split_lines(input.view());
+  std::vector<LineJob> lines(text_lines.size());
+  for (std::size_t i = 0; i < text_lines.size(); ++i) {
+    LineJob& lj = lines[i];
+    lj.line = i + 1;
+    std::string_view pw = text_lines[i];
+    if (users) {
+      const std::size_t colon = pw.find(':');
+      if (colon == std::string_view::npos || colon == 0) {
+        lj.error = "expected user:password (a user name, ':', the password)";
+        continue;
+      }
+      lj.user = std::string(pw.substr(0, colon));
+      pw = pw.substr(colon + 1);
+    }
+    lj.password = pw;
+    if (std::string why = hash::check_password(pw); !why.empty()) {
+      lj.error = std::move(why);
+      continue;
+    }
+    lj.setting = hash::generate_setting(opt);
+  }
+  const std::size_t failed = run_jobs("hash", lines, engine, c.quiet, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+    if (c.json) {
+      nlohmann::ordered_json j{{"line", lj.line}};
+      if (users && !lj.user.empty()) j["user"] = lj.user;
+      if (lj.error.empty()) j["hash"] = out->hash;
+      else j["error"] = lj.error;
+      sink.line(dump(j));
+    } else if (lj.error.empty()) {
+      sink.line(users ? lj.user + ":" + out->hash : out->hash);
+    }
+  });
+  sink.commit();
+  summary(c, fmt::format("{} hashed, {} failed ({} backend)", lines.size() - failed, failed, to_string(engine.backend())));
+  return failed ? app::kSomeFailed : app::kSuccess;
+}
+
+// Lines "A<TAB>PASSWORD": the setting or hash, then the password.
+std::vector<LineJob> tab_lines(const std::vector<std::string_view>& text_lines, const char* first_field) {
+  std::vector<LineJob> lines(text_lines.size());
+  for (std::size_t i = 0; i < text_lines.size(); ++i) {
+    LineJob& lj = lines[i];
+    lj.line = i + 1;
+    const std::string_view l = text_lines[i];
+    const std::size_t tab = l.find('\t');
+    if (tab == std::string_view::npos) {
+      lj.error = fmt::format("expected {}<TAB>PASSWORD (no TAB on the line)", first_field);
+      continue;
+    }
+    lj.setting = std::string(l.substr(0, tab));
+    lj.password = l.substr(tab + 1);
+    if (lj.setting.empty()) lj.error = fmt::format("the {} before the TAB is empty", first_field);
+  }
+  return lines;
+}
+
+// ---- crypt ------------------------------------------------------------------------------------
+int cmd_crypt(const Common& c) {
+  nvtx::Range app_range("wk-hash crypt");
+  app::OutputSink sink(c.output);
+  hash::CryptEngine engine = make_engine(c);
+  hash::SecretBuffer input;
+  {
+    nvtx::Range r("read", nvtx::Color::io);
+    input = hash::read_secret_input(c.input);
+  }
+  std::vector<LineJob> lines = tab_lines(hash::split_lines(input.view()), "SETTING");
+  const std::size_t failed = run_jobs("crypt", lines, engine, c.quiet, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+    if (c.json) {
+      nlohmann::ordered_json j{{"line", lj.line}};
+      if (lj.error.empty()) j["hash"] = out->hash;
+      else j["error"] = lj.error;
+      sink.line(dump(j));
+    } else if (lj.error.empty()) {
+      sink.line(out->hash);
+    }
+  });
+  sink.commit();
+  summary(c, fmt::format("{} hashed, {} failed ({} backend)", lines.size() - failed, failed, to_string(engine.backend())));
+  return failed ? app::kSomeFailed : app::kSuccess;
+}
+
+// ---- verify -----------------------------------------------------------------------------------
+int cmd_verify(const Common& c) {
+  nvtx::Range app_range("wk-hash verify");
+  app::OutputSink sink(c.output);
+  hash::CryptEngine engine = make_engine(c);
+  hash::SecretBuffer input;
+  {
+    nvtx::Range r("read", nvtx::Color::io);
+    input = hash::read_secret_input(c.input);
+  }
+  std::vector<LineJob> lines = tab_lines(hash::split_lines(input.view()), "HASH");
+  std::size_t ok = 0, mismatch = 0;
+  const std::size_t failed = run_jobs("verify", lines, engine, c.quiet, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+    const char* status = "ERROR";
+    if (lj.error.empty()) {
+      // The stored hash is the setting; a correct password reproduces it exactly.
+      const bool match = hash::constant_time_equal(out->hash, lj.setting);
+      status = match ? "OK" : "MISMATCH";
+      ++(match ? ok : mismatch);
+    }
+    if (c.json) {
+      nlohmann::ordered_json j{{"line", lj.line}, {"status", status}};
+      if (!lj.error.empty()) j["error"] = lj.error;
+      sink.line(dump(j));
+    } else if (lj.error.empty()) {
+      sink.line(fmt::format("line {}: {}", lj.line, status));
+    }
+  });
+  sink.commit();
+  summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend)", ok, mismatch, failed, to_string(engine.backend())));
+  return failed || mismatch ? app::kSomeFailed : app::kSuccess;
+}
+
+// ---- audit ------------------------------------------------------------------------------------
+int cmd_audit(const Common& c, const std::string& hashes_path, const std::string& wordlist_path, bool show_passwords) {
+  nvtx::Range app_range("wk-hash audit");
+  app::OutputSink sink(c.output);
+  hash::CryptEngine engine = make_engine(c);
+  hash::SecretBuffer hash_text, word_text;
+  {
+    nvtx::Range r("read", nvtx::Color::io);
+    hash_text = hash::read_secret_input(hashes_path);
+    word_text = hash::read_secret_input(wordlist_path);
+  }
+  std::size_t failed = 0, skipped = 0;
+  std::vector<hash::AuditAccount> accounts;
+  std::vector<std::size_t> account_line;
+  const auto hash_lines = hash::split_lines(hash_text.view());
+  for (std::size_t i = 0; i < hash_lines.size(); ++i) {
+    const std::string_view l = hash_lines[i];
+    if (l.empty()) continue;
+    const std::size_t colon = l.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      app::print_error(kProg, fmt::format("{}: line {}: expected user:hash[:...]", hashes_path, i + 1));
+      ++failed;
+      continue;
+    }
+    std::string_view h = l.substr(colon + 1);
+    h = h.substr(0, h.find(':'));
+    // Shadow conventions: empty (no password), '*' or '!' (disabled or locked) have no hash to try.
+    if (h.empty() || h[0] == '*' || h[0] == '!') {
+      ++skipped;
+      continue;
+    }
+    accounts.push_back({std::string(l.substr(0, colon)), std::string(h)});
+    account_line.push_back(i + 1);
+  }
+  std::vector<std::string_view> words;
+  const auto word_lines = hash::split_lines(word_text.view());
+  for (std::size_t i = 0; i < word_lines.size(); ++i) {
+    if (std::string why = hash::check_password(word_lines[i]); !why.empty()) {
+      app::print_error(kProg, fmt::format("{}: line {}: {}", wordlist_path, i + 1, why));
+      ++failed;
+      continue;
+    }
+    words.push_back(word_lines[i]);
+  }
+  std::vector<std::size_t> word_line;
+  for (std::size_t i = 0, k = 0; i < word_lines.size() && k < words.size(); ++i)
+    if (word_lines[i].data() == words[k].data()) {
+      word_line.push_back(i + 1);
+      ++k;
+    }
+
+  app::Progress progress(accounts.size() * words.size(), "tries", !c.quiet);
+  std::size_t shown = 0;
+  const hash::AuditResult result = hash::audit(engine, accounts, words, [&](std::size_t done, std::size_t) {
+    for (; shown < done; ++shown) progress.step();
+  });
+  progress.finish();
+  for (const auto& [account, why] : result.rejected) {
+    app::print_error(kProg, fmt::format("{}: line {}: {}", hashes_path, account_line[account], why));
+    ++failed;
+  }
+  for (const hash::AuditMatch& m : result.matches) {
+    const hash::AuditAccount& a = accounts[m.account];
+    if (c.json) {
+      nlohmann::ordered_json j{{"user", a.user}, {"line", account_line[m.account]}};
+      if (show_passwords) j["password"] = std::string(words[m.word]);
+      sink.line(dump(j));
+    } else {
+      sink.line(show_passwords ? a.user + ":" + std::string(words[m.word]) : a.user);
+    }
+  }
+  sink.commit();
+  summary(c, fmt::format("{} accounts, {} words: {} with a password from the word list; {} without a hash skipped, "
+                         "{} lines failed ({} backend)",
+                         accounts.size(), words.size(), result.matches.size(), skipped, failed,
+                         to_string(engine.backend())));
+  return failed ? app::kSomeFailed : app::kSuccess;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"wk-hash: crypt(3) password hashing (md5crypt, sha256crypt, sha512crypt, bcrypt) on the GPU, "
+               "byte-identical to libxcrypt"};
+  app.require_subcommand(1);
+  app.footer(kFooter);
+
+  Common hc, cc, vc, ac;
+  std::string method, variant;
+  std::optional<std::uint32_t> rounds;
+  std::optional<unsigned> cost;
+  bool users = false;
+  CLI::App* hash_cmd = app.add_subcommand("hash", "Hash one password per line with fresh random salts");
+  hash_cmd->add_option("--method", method, "md5crypt, sha256crypt, sha512crypt or bcrypt")
+      ->required()
+      ->check(CLI::IsMember({"md5crypt", "sha256crypt", "sha512crypt", "bcrypt"}));
+  hash_cmd->add_option("--rounds", rounds, "sha256crypt / sha512crypt rounds, 1000..999999999 (default 5000)");
+  hash_cmd->add_option("--cost", cost, "bcrypt cost, 4..31 (default 5, libxcrypt's)");
+  hash_cmd->add_option("--bcrypt-variant", variant, "bcrypt prefix: 2b (default), 2a or 2y");
+  hash_cmd->add_flag("--users", users, "Input user:password, output user:hash (for chpasswd -e)");
+  add_common(*hash_cmd, hc);
+  hash_cmd->footer("Example: wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt");
+
+  CLI::App* crypt_cmd = app.add_subcommand("crypt", "Hash SETTING<TAB>PASSWORD lines with the given settings");
+  add_common(*crypt_cmd, cc);
+  crypt_cmd->footer("Example: printf '$6$rounds=10000$saltsalt\\tsecret\\n' | wk-hash crypt");
+
+  CLI::App* verify_cmd = app.add_subcommand("verify", "Check HASH<TAB>PASSWORD lines: line N: OK or MISMATCH");
+  add_common(*verify_cmd, vc);
+  verify_cmd->footer("Exit status 0 only when every line was well formed and every password matched.");
+
+  std::string hashes_path, wordlist_path;
+  bool show_passwords = false;
+  CLI::App* audit_cmd = app.add_subcommand("audit", "Find accounts whose password is in a word list");
+  audit_cmd->add_option("--hashes", hashes_path, "Shadow-style file: user:hash[:...] per line")->required();
+  audit_cmd->add_option("--wordlist", wordlist_path, "Candidate passwords, one per line")->required();
+  audit_cmd->add_flag("--show-passwords", show_passwords, "Also print the matching word (default: user names only)");
+  add_common(*audit_cmd, ac, false);
+  audit_cmd->footer(
+      "Every word is tried against every hash with that hash's own salt and cost. Accounts with no\n"
+      "hash (empty, '*', '!...': disabled or locked) are skipped. Example:\n"
+      "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt");
+
+  return app::run_app(kProg, app, argc, argv, [&]() -> int {
+    if (hash_cmd->parsed()) return cmd_hash(hc, method, rounds, cost, variant, users);
+    if (crypt_cmd->parsed()) return cmd_crypt(cc);
+    if (verify_cmd->parsed()) return cmd_verify(vc);
+    if (audit_cmd->parsed()) return cmd_audit(ac, hashes_path, wordlist_path, show_passwords);
+    return app::kUsage;
+  });
+}

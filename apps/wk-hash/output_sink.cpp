@@ -1,0 +1,81 @@
+#include "output_sink.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "wk/core/error.hpp"
+
+namespace wk::app {
+
+namespace {
+[[noreturn]] void io_error(const std::filesystem::path& p, const std::string& what) {
+  throw Error(ErrorCategory::io, p.string() + ": " + what + ": " + std::strerror(errno));
+}
+}  // namespace
+
+OutputSink::OutputSink(const std::filesystem::path& path) {
+  if (path.empty() || path == "-") {
+    file_ = stdout;
+    return;
+  }
+  is_stdout_ = false;
+  target_ = path;
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  // Same naming scheme as wk::io::write_file_atomic (".NAME.wk-XXXXXX"), so cleanup tools agree.
+  std::string tmpl = (dir / ("." + path.filename().string() + ".wk-XXXXXX")).string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) io_error(path, "cannot create a temporary file next to it");
+  temp_ = tmpl;
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    ::close(fd);
+    std::filesystem::remove(temp_);
+    io_error(path, "cannot open the temporary file");
+  }
+}
+
+OutputSink::~OutputSink() {
+  if (!is_stdout_ && !committed_) {
+    if (file_) std::fclose(file_);
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
+  }
+}
+
+void OutputSink::flush_buffer() {
+  if (buffer_.empty()) return;
+  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+    io_error(is_stdout_ ? std::filesystem::path("standard output") : target_, "write failed");
+  buffer_.clear();
+}
+
+void OutputSink::write(std::string_view text) {
+  buffer_.append(text);
+  if (buffer_.size() >= (std::size_t(1) << 20)) flush_buffer();
+}
+
+void OutputSink::commit() {
+  flush_buffer();
+  if (std::fflush(file_) != 0) io_error(is_stdout_ ? std::filesystem::path("standard output") : target_, "write failed");
+  if (is_stdout_) {
+    committed_ = true;
+    return;
+  }
+  if (::fsync(::fileno(file_)) != 0) io_error(target_, "fsync failed");
+  if (std::fclose(file_) != 0) {
+    file_ = nullptr;
+    io_error(target_, "close failed");
+  }
+  file_ = nullptr;
+  std::error_code ec;
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec) {
+    std::filesystem::remove(temp_);
+    throw Error(ErrorCategory::io, target_.string() + ": cannot rename the temporary file into place: " + ec.message());
+  }
+  committed_ = true;
+}
+
+}  // namespace wk::app

@@ -1,0 +1,36 @@
+#pragma once
+// Where wk-hash writes: standard output, or a file replaced atomically (a temporary file in the
+// same folder, renamed over the target only when everything was written).
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace wk::app {
+
+class OutputSink {
+ public:
+  // Empty path or "-": standard output. Throws wk::Error{io}.
+  explicit OutputSink(const std::filesystem::path& path);
+  ~OutputSink();  // an uncommitted temporary file is removed
+  OutputSink(const OutputSink&) = delete;
+  OutputSink& operator=(const OutputSink&) = delete;
+
+  void write(std::string_view text);
+  void line(std::string_view text) {
+    write(text);
+    write("\n");
+  }
+  // Flushes; for a file, syncs and renames it into place. Throws wk::Error{io}.
+  void commit();
+
+ private:
+  std::filesystem::path target_, temp_;
+  std::FILE* file_ = nullptr;
+  bool is_stdout_ = true;
+  bool committed_ = false;
+  std::string buffer_;
+  void flush_buffer();
+};
+
+}  // namespace wk::app

@@ -1,0 +1,231 @@
+// wk-hash on the CPU backend (--device cpu): every subcommand's output checked against libxcrypt,
+// bad lines reported by number and skipped, passwords never echoed, exit codes, atomic output.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hash_test_util.hpp"
+#include "test_support.hpp"
+#include "wk/hash/crypt.hpp"
+#include "wk/hash/secret_input.hpp"
+
+using wk::test::read_bytes;
+using wk::test::run;
+using wk::test::sh_quote;
+using wk::test::TempDir;
+using wk::test::write_bytes;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string exe() { return sh_quote(WK_HASH_EXE); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::string_view l : wk::hash::split_lines(text)) out.emplace_back(l);
+  return out;
+}
+
+// Runs wk-hash with stdout to `out` and stderr to `err` (files in dir); returns the exit code.
+struct Run {
+  int code;
+  std::string out, err;
+};
+Run run_split(const TempDir& dir, const std::string& args) {
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const auto r = run("sh -c " + sh_quote(exe() + " " + args + " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
+  return {r.exit_code, read_bytes(out), read_bytes(err)};
+}
+
+}  // namespace
+
+TEST_CASE("wk-hash hash: every method, output verified by libxcrypt, input order, CRLF, empty lines", "[hash][cli]") {
+  TempDir dir;
+  // CRLF on one line, an empty password, a password with spaces and 8-bit bytes, no final newline.
+  const std::vector<std::string> passwords = {"correct horse", "", "p\xe4ssw\xf6rd", "tab\there", std::string(72, 'x'), "last"};
+  std::string input;
+  for (std::size_t i = 0; i < passwords.size(); ++i) input += passwords[i] + (i == 0 ? "\r\n" : i + 1 < passwords.size() ? "\n" : "");
+  write_bytes(dir / "pw.txt", input);
+  for (const char* method : {"md5crypt", "sha256crypt", "sha512crypt", "bcrypt"}) {
+    CAPTURE(method);
+    std::string extra = std::string(method) == "bcrypt" ? " --cost 4" : std::string(method) == "sha256crypt" ? " --rounds 1000" : "";
+    const Run r = run_split(dir, std::string("hash --device cpu -q --method ") + method + extra + " -i " + sh_quote((dir / "pw.txt").string()));
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    const auto out = lines_of(r.out);
+    REQUIRE(out.size() == passwords.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      CHECK(wk::hash::crypt_libxcrypt(out[i], passwords[i]).value_or("") == out[i]);
+      if (std::string(method) == "sha256crypt") CHECK(out[i].rfind("$5$rounds=1000$", 0) == 0);
+    }
+    auto setting_of = [&](const std::string& h) { return std::string(method) == "bcrypt" ? h.substr(0, 29) : h.substr(0, h.rfind('$')); };
+    CHECK(setting_of(out[0]) != setting_of(out[1]));  // fresh salts
+  }
+}
+
+TEST_CASE("wk-hash hash --users and --json; malformed lines reported by number, never echoed", "[hash][cli]") {
+  TempDir dir;
+  write_bytes(dir / "users.txt", "alice:s3cret-ALICE\nno-colon-SECRET-1\n:SECRET-2\nbob:pa:ss\n" + std::string("carol:") +
+                                     std::string(600, 'Q') + "\n");
+  const Run r = run_split(dir, "hash --device cpu --method md5crypt --users -i " + sh_quote((dir / "users.txt").string()));
+  CHECK(r.code == 1);
+  const auto out = lines_of(r.out);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].rfind("alice:$1$", 0) == 0);
+  CHECK(wk::hash::crypt_libxcrypt(out[0].substr(6), "s3cret-ALICE").value_or("") == out[0].substr(6));
+  CHECK(out[1].rfind("bob:$1$", 0) == 0);  // split at the first ':', the password keeps the rest
+  CHECK(wk::hash::crypt_libxcrypt(out[1].substr(4), "pa:ss").value_or("") == out[1].substr(4));
+  CHECK(r.err.find("line 2:") != std::string::npos);
+  CHECK(r.err.find("line 3:") != std::string::npos);
+  CHECK(r.err.find("line 5:") != std::string::npos);
+  for (const char* secret : {"SECRET-1", "SECRET-2", "QQQQ", "s3cret", "pa:ss"}) {
+    CHECK(r.err.find(secret) == std::string::npos);
+    CHECK(r.out.find(secret) == std::string::npos);
+  }
+
+  const Run j = run_split(dir, "hash --device cpu -q --json --method sha512crypt --users -i " + sh_quote((dir / "users.txt").string()));
+  CHECK(j.code == 1);
+  const auto jl = lines_of(j.out);
+  REQUIRE(jl.size() == 5);  // one object per input line, errors included
+  const auto first = nlohmann::json::parse(jl[0]);
+  CHECK(first["line"] == 1);
+  CHECK(first["user"] == "alice");
+  CHECK(wk::hash::crypt_libxcrypt(first["hash"].get<std::string>(), "s3cret-ALICE").has_value());
+  const auto second = nlohmann::json::parse(jl[1]);
+  CHECK(second["line"] == 2);
+  CHECK(second.contains("error"));
+  CHECK_FALSE(second.contains("hash"));
+  CHECK(j.out.find("SECRET") == std::string::npos);
+}
+
+TEST_CASE("wk-hash crypt: exact settings, TABs in passwords, other methods through libxcrypt", "[hash][cli]") {
+  TempDir dir;
+  std::mt19937 rng(99);
+  std::vector<std::pair<std::string, std::string>> ok = {
+      {"$6$saltsalt", "secret"},          {"$5$rounds=1000$abc", "pw\twith\ttabs"}, {"$1$12345678901", ""},
+      {"$2a$04$abcdefghijklmnopqrstuu", "\xff\xff\xa3"}, {"$2y$04$abcdefghijklmnopqrstuv", "x"},
+      {"$y$j9T$abcdefgh", "yescrypt goes to libxcrypt"},  {"ab", "descrypt"},
+  };
+  for (int i = 0; i < 40; ++i)
+    ok.push_back({"$6$rounds=" + std::to_string(1000 + i) + "$" + wk::hash::test::random_salt(rng, i % 20),
+                  wk::hash::test::random_password(rng, wk::hash::test::random_length(rng) % 100, true)});
+  std::string input;
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    std::string pw = ok[i].second;
+    for (char& ch : pw)
+      if (ch == '\n' || ch == '\r') ch = '_';  // not representable in a line
+    ok[i].second = pw;
+    input += ok[i].first + "\t" + pw + "\n";
+  }
+  input += "no tab here SECRET-A\n$6$rounds=999$x\tSECRET-B\n$2b$03$abcdefghijklmnopqrstuu\tSECRET-C\n\tSECRET-D\n";
+  write_bytes(dir / "in.tsv", input);
+  const Run r = run_split(dir, "crypt --device cpu -q -i " + sh_quote((dir / "in.tsv").string()));
+  CHECK(r.code == 1);
+  const auto out = lines_of(r.out);
+  REQUIRE(out.size() == ok.size());
+  for (std::size_t i = 0; i < ok.size(); ++i) CHECK(out[i] == wk::hash::crypt_libxcrypt(ok[i].first, ok[i].second).value());
+  for (int k = 1; k <= 4; ++k) CHECK(r.err.find("line " + std::to_string(ok.size() + k) + ":") != std::string::npos);
+  CHECK(r.err.find("SECRET") == std::string::npos);
+}
+
+TEST_CASE("wk-hash verify: OK / MISMATCH per line, mixed formats, exit codes", "[hash][cli]") {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"$6$saltsalt", "right"}, {"$5$rounds=1000$s", "right"}, {"$1$abc", "right"}, {"$2b$04$abcdefghijklmnopqrstuu", "right"},
+      {"$y$j9T$abcdefgh", "right"}};
+  std::string all_ok, some_bad;
+  for (const auto& [setting, pw] : pairs) {
+    const std::string h = wk::hash::crypt_libxcrypt(setting, pw).value();
+    all_ok += h + "\t" + pw + "\r\n";
+    some_bad += h + "\t" + pw + "\n" + h + "\twrong-SECRET\n";
+  }
+  write_bytes(dir / "ok.tsv", all_ok);
+  write_bytes(dir / "bad.tsv", some_bad + "garbage-SECRET\n");
+  const Run a = run_split(dir, "verify --device cpu -q -i " + sh_quote((dir / "ok.tsv").string()));
+  CHECK(a.code == 0);
+  CHECK(a.out == "line 1: OK\nline 2: OK\nline 3: OK\nline 4: OK\nline 5: OK\n");
+  const Run b = run_split(dir, "verify --device cpu -q -i " + sh_quote((dir / "bad.tsv").string()));
+  CHECK(b.code == 1);
+  const auto out = lines_of(b.out);
+  REQUIRE(out.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) CHECK(out[i] == "line " + std::to_string(i + 1) + (i % 2 ? ": MISMATCH" : ": OK"));
+  CHECK(b.err.find("line 11:") != std::string::npos);
+  CHECK(b.err.find("SECRET") == std::string::npos);
+  CHECK(b.out.find("SECRET") == std::string::npos);
+  const Run j = run_split(dir, "verify --device cpu -q --json -i " + sh_quote((dir / "bad.tsv").string()));
+  const auto jl = lines_of(j.out);
+  REQUIRE(jl.size() == 11);
+  CHECK(nlohmann::json::parse(jl[1])["status"] == "MISMATCH");
+  CHECK(nlohmann::json::parse(jl[10])["status"] == "ERROR");
+}
+
+TEST_CASE("wk-hash audit: accounts with a listed password, locked accounts skipped", "[hash][cli]") {
+  TempDir dir;
+  auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };
+  write_bytes(dir / "shadow", "root:!:19000:0:99999:7:::\n"
+                              "alice:" + h("$6$rounds=1000$aa", "letmein") + ":19000:0:99999:7:::\n"
+                              "bob:" + h("$2b$04$abcdefghijklmnopqrstuu", "hunter2") + "\n"
+                              "carol:" + h("$5$rounds=1000$cc", "not-in-the-list") + ":1\n"
+                              "dave:" + h("$1$dd", "123456") + "\n"
+                              "erin:*\n"
+                              "frank:" + h("$y$j9T$abcdefgh", "password") + "\n");
+  write_bytes(dir / "words", "password\r\nletmein\n123456\nhunter2");
+  const std::string args = "audit --device cpu -q --hashes " + sh_quote((dir / "shadow").string()) + " --wordlist " +
+                           sh_quote((dir / "words").string());
+  const Run r = run_split(dir, args);
+  CHECK(r.code == 0);
+  CHECK(r.out == "alice\nbob\ndave\nfrank\n");
+  const Run s = run_split(dir, args + " --show-passwords");
+  CHECK(s.out == "alice:letmein\nbob:hunter2\ndave:123456\nfrank:password\n");
+  const Run j = run_split(dir, args + " --json");
+  const auto jl = lines_of(j.out);
+  REQUIRE(jl.size() == 4);
+  CHECK(nlohmann::json::parse(jl[0])["user"] == "alice");
+  CHECK(nlohmann::json::parse(jl[0])["line"] == 2);
+  CHECK_FALSE(nlohmann::json::parse(jl[0]).contains("password"));
+
+  write_bytes(dir / "shadow2", "x:$6$rounds=12$abc$def\nnocolon\n");
+  const Run bad = run_split(dir, "audit --device cpu -q --hashes " + sh_quote((dir / "shadow2").string()) + " --wordlist " +
+                                     sh_quote((dir / "words").string()));
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("line 1:") != std::string::npos);
+  CHECK(bad.err.find("line 2:") != std::string::npos);
+}
+
+TEST_CASE("wk-hash: -o replaces the file atomically; usage errors exit 2; stdin works", "[hash][cli]") {
+  TempDir dir;
+  write_bytes(dir / "pw.txt", "a\nb\n");
+  write_bytes(dir / "out.txt", "old contents\n");
+  const auto o = run(exe() + " hash --device cpu -q --method md5crypt -i " + sh_quote((dir / "pw.txt").string()) + " -o " +
+                     sh_quote((dir / "out.txt").string()));
+  CHECK(o.exit_code == 0);
+  CHECK(lines_of(read_bytes(dir / "out.txt")).size() == 2);
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) entries += e.path().filename().string().find(".wk-") != std::string::npos;
+  CHECK(entries == 0);  // no temporary left behind
+
+  const auto missing = run(exe() + " hash --device cpu -q --method md5crypt -i " + sh_quote((dir / "nope.txt").string()) +
+                           " -o " + sh_quote((dir / "out.txt").string()));
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.output.find("nope.txt") != std::string::npos);
+  CHECK(lines_of(read_bytes(dir / "out.txt")).size() == 2);  // untouched
+
+  CHECK(run(exe() + " hash --method md5crypt --rounds 5000").exit_code == 2);
+  CHECK(run(exe() + " hash --method sha512crypt --rounds 999").exit_code == 2);
+  CHECK(run(exe() + " hash --method bcrypt --cost 3").exit_code == 2);
+  CHECK(run(exe() + " hash --method yescrypt").exit_code == 2);
+  CHECK(run(exe() + " audit --wordlist x").exit_code == 2);
+  CHECK(run(exe() + " hash --method sha512crypt --device tpu").exit_code == 2);
+  const auto help = run(exe() + " --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("Examples:") != std::string::npos);
+
+  const auto piped = run("sh -c " + sh_quote("printf 'x\\ny' | " + exe() + " hash --device cpu -q --method sha256crypt"));
+  CHECK(piped.exit_code == 0);
+  CHECK(lines_of(piped.output).size() == 2);
+}
