@@ -47,7 +47,7 @@ rm -rf $samples && "$BUILD/samples/wk-make-images" -o $samples --count 1 --size 
   for filter in "warpkit@file/gray/" "warpkit@gray/"; do
     echo "\$ ncu --nvtx --nvtx-include \"$filter\" --clock-control none --section SpeedOfLight wk-image gray --device gpu --threads 1 -q -o /tmp/ncu-out $samples"
     ncu --nvtx --nvtx-include "$filter" --clock-control none --section SpeedOfLight --section LaunchStats \
-      "$BUILD/apps/wk-image" gray --device gpu --threads 1 -q -o /tmp/ncu-out $samples 2>&1 | tail -45
+      "$BUILD/apps/wk-image" gray --device gpu --threads 1 -q -o /tmp/ncu-out $samples 2>&1
   done
 } >"$OUT/ncu-gray.txt" 2>&1
 echo "captures written to $OUT"
