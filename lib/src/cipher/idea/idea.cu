@@ -222,9 +222,9 @@ IdeaKernelConfig idea_kernel_config(IdeaVariant variant) {
     case IdeaVariant::constant_key: return {IdeaKernel::constant_key, 128, 1};
     case IdeaVariant::coarsened:
     case IdeaVariant::deployed:
-      // The block-size x blocks-per-thread sweep of `wk-bench idea --ladder` picks this; the
-      // measured table and device are in docs/apod/idea.md.
-      return {IdeaKernel::coarsened, 256, 4};
+      // The block-size x blocks-per-thread sweep of `wk-bench idea --ladder` picks this: 256 x 8
+      // gave 628.7 GB/s device-resident on the H100 (256 x 4: 599.5; 2026-11-22, docs/apod/idea.md).
+      return {IdeaKernel::coarsened, 256, 8};
   }
   return {};
 }
