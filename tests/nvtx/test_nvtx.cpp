@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "test_support.hpp"
@@ -73,6 +74,17 @@ std::vector<std::string> child_names(const RangeNode& n) {
   return v;
 }
 
+void collect_names(const RangeNode& n, std::set<std::string>& out) {
+  out.insert(n.name);
+  for (const auto& c : n.children) collect_names(c, out);
+}
+
+std::set<std::string> all_names(const Recording& rec) {
+  std::set<std::string> names;
+  for (const auto& r : rec.roots) collect_names(r, names);
+  return names;
+}
+
 std::string run_recorded(const std::string& command, const fs::path& log) {
   const std::string env = "NVTX_INJECTION64_PATH=" + sh_quote(WK_NVTX_RECORDER) + " WK_NVTX_LOG=" + sh_quote(log.string()) + " ";
   const auto r = wk::test::run(env + command);
@@ -131,4 +143,39 @@ TEST_CASE("nvtx: wk-bench opens its app range", "[nvtx]") {
   CHECK(rec.problems.empty());
   REQUIRE_FALSE(rec.roots.empty());
   CHECK(rec.roots[0].name == "wk-bench");
+}
+
+TEST_CASE("nvtx: wk-crypt ranges for key, chunks and commit, balanced", "[nvtx]") {
+  wk::test::TempDir dir;
+  REQUIRE(wk::test::run(std::string(WK_CRYPT_EXE) + " keygen " + sh_quote((dir / "k").string())).exit_code == 0);
+  wk::test::write_bytes(dir / "plain", std::string(300000, 'x'));
+  const std::string log = run_recorded(std::string(WK_CRYPT_EXE) + " encrypt --device cpu -q --key " + sh_quote((dir / "k").string()) + " " +
+                                           sh_quote((dir / "plain").string()) + " " + sh_quote((dir / "enc").string()),
+                                       dir / "nvtx.log");
+  const Recording rec = parse_log(log);
+  INFO(log);
+  CHECK(rec.problems.empty());
+  REQUIRE_FALSE(rec.roots.empty());
+  CHECK(rec.roots[0].name == "wk-crypt");
+  const auto names = all_names(rec);
+  for (const char* n : {"encrypt", "read-key", "read", "crypt", "write", "commit"}) {
+    CAPTURE(n);
+    CHECK(names.count(n) == 1);
+  }
+}
+
+TEST_CASE("nvtx: wk-hash ranges for input, hashing batches and output, balanced", "[nvtx]") {
+  wk::test::TempDir dir;
+  wk::test::write_bytes(dir / "pw", "alpha\nbeta\n");
+  const std::string log = run_recorded(std::string(WK_HASH_EXE) + " hash --method md5crypt --device cpu -i " + sh_quote((dir / "pw").string()) +
+                                           " -o " + sh_quote((dir / "out").string()),
+                                       dir / "nvtx.log");
+  const Recording rec = parse_log(log);
+  INFO(log);
+  CHECK(rec.problems.empty());
+  REQUIRE_FALSE(rec.roots.empty());
+  CHECK(rec.roots[0].name.rfind("wk-hash", 0) == 0);
+  const auto names = all_names(rec);
+  CHECK(names.count("read") == 1);
+  CHECK(names.count("write") == 1);
 }
