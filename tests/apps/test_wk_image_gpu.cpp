@@ -1,5 +1,6 @@
 // wk-image on the GPU writes exactly what the CPU backend writes.
 #include <catch2/catch.hpp>
+#include <cuda_runtime_api.h>
 
 #include "test_support.hpp"
 
@@ -25,4 +26,27 @@ TEST_CASE("wk-image gray: GPU outputs are byte-identical to CPU outputs", "[gpu]
     ++compared;
   }
   CHECK(compared == 8);
+}
+
+TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outputs", "[gpu][cli][wk-image][multi-gpu]") {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) {
+    WARN("fewer than 2 GPUs: the multi-GPU case needs a machine like nvidia-h200-x2");
+    return;
+  }
+  wk::test::TempDir dir;
+  REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
+                        " --count 24 --size 1280x720 --formats png").exit_code == 0);
+  const auto cpu = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --device cpu -o " + sh_quote((dir / "cpu").string()) + " " +
+                                 sh_quote((dir / "in").string()));
+  REQUIRE(cpu.exit_code == 0);
+  const auto gpu = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --device gpu --gpus 0,1 --threads 8 -o " +
+                                 sh_quote((dir / "gpu").string()) + " --report " + sh_quote((dir / "r.json").string()) + " " +
+                                 sh_quote((dir / "in").string()));
+  INFO(gpu.output);
+  REQUIRE(gpu.exit_code == 0);
+  const std::string report = wk::test::read_bytes(dir / "r.json");
+  CHECK_THAT(report, Catch::Contains("\"gpu0\"") && Catch::Contains("\"gpu1\""));
+  for (const auto& e : fs::directory_iterator(dir / "cpu"))
+    CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
 }
