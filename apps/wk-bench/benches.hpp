@@ -10,6 +10,12 @@ namespace wk::bench {
 int bench_gray(const Options& options);
 int bench_histogram(const Options& options);
 int bench_equalize(const Options& options);
+int bench_conv(const Options& options);
+int bench_gauss(const Options& options);
+int bench_box(const Options& options);
+int bench_sobel(const Options& options);
+int bench_laplacian(const Options& options);
+int bench_sharpen(const Options& options);
 int bench_idea(const Options& options);
 
 #if defined(WK_HAVE_NPP)
@@ -31,6 +37,18 @@ class NppHistogram {
   std::uint8_t* d_scratch_ = nullptr;
   std::int32_t* d_hist_ = nullptr;
 };
+
+// Filter peers, replicate border, 8-bit gray.
+void npp_gauss(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
+               int ksize, cudaStream_t stream);  // ksize 3..15 odd
+void npp_filter32f(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width,
+                   int height, const float* d_kernel, int kernel_width, int kernel_height, cudaStream_t stream);
+void npp_box(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
+             int ksize, cudaStream_t stream);
+void npp_sobel_dx_s16(const std::uint8_t* d_src, std::size_t src_pitch, std::int16_t* d_dst, std::size_t dst_pitch, int width,
+                      int height, cudaStream_t stream);
+void npp_laplace(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
+                 cudaStream_t stream);
 #endif
 
 }  // namespace wk::bench

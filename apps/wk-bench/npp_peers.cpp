@@ -94,3 +94,68 @@ void NppHistogram::run(const std::uint8_t* d_src, std::size_t pitch, cudaStream_
 }
 
 }  // namespace wk::bench
+
+// ---- Filter peers (issue 3): replicate border, whole image, 8-bit gray.
+namespace wk::bench {
+
+namespace {
+NppiMaskSize mask_size(int ksize) {
+  switch (ksize) {
+    case 3: return NPP_MASK_SIZE_3_X_3;
+    case 5: return NPP_MASK_SIZE_5_X_5;
+    case 7: return NPP_MASK_SIZE_7_X_7;
+    case 9: return NPP_MASK_SIZE_9_X_9;
+    case 11: return NPP_MASK_SIZE_11_X_11;
+    case 13: return NPP_MASK_SIZE_13_X_13;
+    case 15: return NPP_MASK_SIZE_15_X_15;
+    default: throw Error(ErrorCategory::unsupported, "NPP's Gaussian has no " + std::to_string(ksize) + "x" + std::to_string(ksize) + " mask");
+  }
+}
+}  // namespace
+
+void npp_gauss(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
+               int ksize, cudaStream_t stream) {
+  const NppiSize size{width, height};
+  check_npp(nppiFilterGaussBorder_8u_C1R_Ctx(d_src, static_cast<Npp32s>(src_pitch), size, NppiPoint{0, 0}, d_dst,
+                                             static_cast<Npp32s>(dst_pitch), size, mask_size(ksize), NPP_BORDER_REPLICATE,
+                                             context_for(stream)),
+            "nppiFilterGaussBorder_8u_C1R_Ctx");
+}
+
+void npp_filter32f(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width,
+                   int height, const float* d_kernel, int kernel_width, int kernel_height, cudaStream_t stream) {
+  const NppiSize size{width, height};
+  check_npp(nppiFilterBorder32f_8u_C1R_Ctx(d_src, static_cast<int>(src_pitch), size, NppiPoint{0, 0}, d_dst, static_cast<int>(dst_pitch),
+                                           size, d_kernel, NppiSize{kernel_width, kernel_height},
+                                           NppiPoint{kernel_width / 2, kernel_height / 2}, NPP_BORDER_REPLICATE, context_for(stream)),
+            "nppiFilterBorder32f_8u_C1R_Ctx");
+}
+
+void npp_box(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
+             int ksize, cudaStream_t stream) {
+  const NppiSize size{width, height};
+  check_npp(nppiFilterBoxBorder_8u_C1R_Ctx(d_src, static_cast<int>(src_pitch), size, NppiPoint{0, 0}, d_dst, static_cast<int>(dst_pitch),
+                                           size, NppiSize{ksize, ksize}, NppiPoint{ksize / 2, ksize / 2}, NPP_BORDER_REPLICATE,
+                                           context_for(stream)),
+            "nppiFilterBoxBorder_8u_C1R_Ctx");
+}
+
+void npp_sobel_dx_s16(const std::uint8_t* d_src, std::size_t src_pitch, std::int16_t* d_dst, std::size_t dst_pitch, int width,
+                      int height, cudaStream_t stream) {
+  const NppiSize size{width, height};
+  check_npp(nppiFilterSobelVertBorder_8u16s_C1R_Ctx(d_src, static_cast<Npp32s>(src_pitch), size, NppiPoint{0, 0}, d_dst,
+                                                    static_cast<Npp32s>(dst_pitch), size, NPP_MASK_SIZE_3_X_3, NPP_BORDER_REPLICATE,
+                                                    context_for(stream)),
+            "nppiFilterSobelVertBorder_8u16s_C1R_Ctx");
+}
+
+void npp_laplace(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
+                 cudaStream_t stream) {
+  const NppiSize size{width, height};
+  check_npp(nppiFilterLaplaceBorder_8u_C1R_Ctx(d_src, static_cast<Npp32s>(src_pitch), size, NppiPoint{0, 0}, d_dst,
+                                               static_cast<Npp32s>(dst_pitch), size, NPP_MASK_SIZE_3_X_3, NPP_BORDER_REPLICATE,
+                                               context_for(stream)),
+            "nppiFilterLaplaceBorder_8u_C1R_Ctx");
+}
+
+}  // namespace wk::bench

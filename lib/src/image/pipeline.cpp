@@ -10,9 +10,15 @@
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/image/box.hpp"
+#include "wk/image/conv.hpp"
 #include "wk/image/equalize.hpp"
+#include "wk/image/gauss.hpp"
 #include "wk/image/gray.hpp"
 #include "wk/image/histogram.hpp"
+#include "wk/image/laplacian.hpp"
+#include "wk/image/sharpen.hpp"
+#include "wk/image/sobel.hpp"
 
 namespace wk::image {
 
@@ -176,6 +182,127 @@ Operation make_equalize(const OpSpec& spec, const PipelineOptions&) {
   return op;
 }
 
+// ---- The convolution family: same size and channels out; the border from the options.
+int parse_int(const OpSpec& spec, const std::string& text, const char* what) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    bad_args(spec, std::string(what) + " must be an integer, not '" + text + "'");
+  return v;
+}
+
+double parse_number(const OpSpec& spec, const std::string& text, const char* what) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    bad_args(spec, std::string(what) + " must be a number, not '" + text + "'");
+  return v;
+}
+
+// Wraps a library filter (CPU and GPU entry points, views in, views out) as an operation.
+template <class Cpu, class Gpu>
+Operation filter_operation(const char* name, Cpu cpu, Gpu gpu) {
+  Operation op;
+  op.name = name;
+  op.cpu = [cpu](cv::Mat& img, RunState&) {
+    cv::Mat out(img.rows, img.cols, img.type());
+    cpu(const_view(img), view(out));
+    img = out;
+  };
+  op.gpu = [gpu](GpuFrame& f, cudaStream_t s, RunState&) {
+    const DeviceImage& in = f.current();
+    DeviceImage& out = f.next(in.width(), in.height(), in.channels());
+    gpu(in.view(), out.view(), s);
+    f.swap();
+  };
+  return op;
+}
+
+Operation make_conv(const OpSpec& spec, const PipelineOptions& options) {
+  if (spec.args.empty()) bad_args(spec, "missing kernel, expected conv:FILE or conv:[a b; c d]");
+  // A file name may itself contain ':'.
+  std::string arg = spec.args[0];
+  for (std::size_t i = 1; i < spec.args.size(); ++i) arg += ":" + spec.args[i];
+  const auto first = arg.find_first_not_of(" \t");
+  FilterKernel k;
+  try {
+    k = first != std::string::npos && arg[first] == '[' ? parse_kernel_text(arg, "conv:" + arg) : load_kernel_file(arg);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    // An unreadable kernel file is a bad argument: usage, as a malformed one.
+    throw Error(ErrorCategory::usage, what.rfind("conv", 0) == 0 ? what : "conv: " + what);
+  }
+  const Border b = options.border;
+  return filter_operation(
+      "conv", [k, b](ConstImageView in, ImageView out) { conv_cpu(in, out, k, b); },
+      [k, b](ConstImageView in, ImageView out, cudaStream_t s) { conv(in, out, k, b, s); });
+}
+
+Operation make_gauss(const OpSpec& spec, const PipelineOptions& options) {
+  expect_args(spec, 1, 2, "gauss:K[:SIGMA]");
+  const int k = parse_int(spec, spec.args[0], "K");
+  const double sigma = spec.args.size() > 1 ? parse_number(spec, spec.args[1], "SIGMA") : 0.0;
+  try {
+    check_gauss_args(k, sigma);
+  } catch (const Error& e) {
+    bad_args(spec, std::string(e.what()).substr(7));  // "gauss: " is added back
+  }
+  const Border b = options.border;
+  return filter_operation(
+      "gauss", [=](ConstImageView in, ImageView out) { gauss_cpu(in, out, k, sigma, b); },
+      [=](ConstImageView in, ImageView out, cudaStream_t s) { gauss(in, out, k, sigma, b, s); });
+}
+
+Operation make_box(const OpSpec& spec, const PipelineOptions& options) {
+  expect_args(spec, 1, 1, "box:K");
+  const int k = parse_int(spec, spec.args[0], "K");
+  try {
+    check_box_args(k);
+  } catch (const Error& e) {
+    bad_args(spec, std::string(e.what()).substr(5));  // "box: "
+  }
+  const Border b = options.border;
+  return filter_operation(
+      "box", [=](ConstImageView in, ImageView out) { box_cpu(in, out, k, b); },
+      [=](ConstImageView in, ImageView out, cudaStream_t s) { box(in, out, k, b, s); });
+}
+
+Operation make_sobel(const OpSpec& spec, const PipelineOptions& options) {
+  expect_args(spec, 0, 1, "sobel, sobel:dx or sobel:dy");
+  SobelOutput what = SobelOutput::magnitude;
+  if (!spec.args.empty()) {
+    if (spec.args[0] == "dx") what = SobelOutput::dx;
+    else if (spec.args[0] == "dy") what = SobelOutput::dy;
+    else bad_args(spec, "unknown derivative '" + spec.args[0] + "', expected dx or dy");
+  }
+  const Border b = options.border;
+  return filter_operation(
+      "sobel", [=](ConstImageView in, ImageView out) { sobel_cpu(in, out, what, b); },
+      [=](ConstImageView in, ImageView out, cudaStream_t s) { sobel(in, out, what, b, s); });
+}
+
+Operation make_laplacian(const OpSpec& spec, const PipelineOptions& options) {
+  expect_args(spec, 0, 0, "no arguments");
+  const Border b = options.border;
+  return filter_operation(
+      "laplacian", [=](ConstImageView in, ImageView out) { laplacian_cpu(in, out, b); },
+      [=](ConstImageView in, ImageView out, cudaStream_t s) { laplacian(in, out, b, s); });
+}
+
+Operation make_sharpen(const OpSpec& spec, const PipelineOptions& options) {
+  expect_args(spec, 0, 1, "sharpen[:AMOUNT]");
+  const double amount = spec.args.empty() ? 1.0 : parse_number(spec, spec.args[0], "AMOUNT");
+  try {
+    check_sharpen_amount(amount);
+  } catch (const Error& e) {
+    bad_args(spec, std::string(e.what()).substr(9));  // "sharpen: "
+  }
+  const Border b = options.border;
+  return filter_operation(
+      "sharpen", [=](ConstImageView in, ImageView out) { sharpen_cpu(in, out, amount, b); },
+      [=](ConstImageView in, ImageView out, cudaStream_t s) { sharpen(in, out, amount, b, s); });
+}
+
 struct OpDef {
   const char* name;
   const char* alias;  // nullptr: none
@@ -188,6 +315,15 @@ const OpDef kOps[] = {
     {"gray", nullptr, "gray", "BGR -> gray (cv::cvtColor BGR2GRAY); gray passes through", make_gray},
     {"histogram", "hist", "histogram, hist", "256-bin counts to NAME.hist.csv (and NAME.hist.png with --plot); image unchanged", make_histogram},
     {"equalize", nullptr, "equalize", "cv::equalizeHist; colour: equalize Y of YCrCb, keep chroma", make_equalize},
+    {"conv", nullptr, "conv:FILE, conv:[a b; c d]",
+     "correlation with a kernel up to 31x31 (cv::filter2D; rank 1: cv::sepFilter2D). FILE: a row per line, '#' comments",
+     make_conv},
+    {"gauss", nullptr, "gauss:K[:SIGMA]", "Gaussian blur KxK, K odd 1..31, SIGMA 0 = from K (cv::GaussianBlur)", make_gauss},
+    {"box", nullptr, "box:K", "mean filter KxK, K 1..31 (cv::blur)", make_box},
+    {"sobel", nullptr, "sobel[:dx|:dy]", "gradient magnitude, or |dx| / |dy| (3x3 cv::Sobel in 16 bits)", make_sobel},
+    {"laplacian", nullptr, "laplacian", "|Laplacian| (cv::Laplacian ksize 1, cv::convertScaleAbs)", make_laplacian},
+    {"sharpen", nullptr, "sharpen[:AMOUNT]", "unsharp mask with a 5x5 Gaussian, AMOUNT >= 0, default 1 (cv::addWeighted)",
+     make_sharpen},
 };
 
 Operation make_operation(const OpSpec& spec, const PipelineOptions& options) {
@@ -210,7 +346,7 @@ std::string operations_help() {
   std::string out;
   for (const OpDef& d : kOps) {
     std::string syntax = d.syntax;
-    if (syntax.size() < 22) syntax.resize(22, ' ');
+    if (syntax.size() < 26) syntax.resize(26, ' ');
     out += "  " + syntax + " " + d.help + "\n";
   }
   return out;

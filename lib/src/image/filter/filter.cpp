@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "image/filter/filter_gpu.hpp"
 #include "wk/core/error.hpp"
 
 namespace wk::image {
@@ -196,3 +197,47 @@ const char* to_string(ConvVariant variant) {
 }
 
 }  // namespace wk::image
+
+namespace wk::image::detail {
+
+std::size_t pixel_bytes(PixelType type) {
+  switch (type) {
+    case PixelType::u8: return 1;
+    case PixelType::s16: return 2;
+    case PixelType::f32: return 4;
+  }
+  return 1;
+}
+
+BorderArgs border_args(const Border& border, PixelType input) {
+  BorderArgs b{border.mode, static_cast<float>(border.value)};
+  // OpenCV saturates the Scalar to the image type: cvRound, then clamp to 0..255 for 8-bit.
+  if (input == PixelType::u8) b.value = static_cast<float>(std::clamp(static_cast<int>(std::lrint(border.value)), 0, 255));
+  if (border.mode != BorderMode::constant) b.value = 0;
+  return b;
+}
+
+Taps2D taps_2d(const FilterKernel& k) {
+  Taps2D t;
+  t.width = k.width;
+  t.height = k.height;
+  t.anchor_x = k.anchor_x();
+  t.anchor_y = k.anchor_y();
+  std::copy(k.weights.begin(), k.weights.end(), t.w);
+  return t;
+}
+
+void check_filter_views(const char* op, const GpuImage& src, const GpuImage& dst) {
+  const std::string name(op);
+  if (src.channels != 1 && src.channels != 3 && src.channels != 4)
+    usage(name + ": input must have 1, 3 or 4 channels, not " + std::to_string(src.channels));
+  if (dst.channels != src.channels) usage(name + ": output must have as many channels as the input");
+  if (src.width != dst.width || src.height != dst.height) usage(name + ": input and output sizes differ");
+  if (src.width < 0 || src.height < 0) usage(name + ": negative image size");
+  if (src.width > 0 && src.height > 0 &&
+      (src.pitch < std::size_t(src.width) * src.channels * pixel_bytes(src.type) ||
+       dst.pitch < std::size_t(dst.width) * dst.channels * pixel_bytes(dst.type)))
+    usage(name + ": pitch smaller than a row");
+}
+
+}  // namespace wk::image::detail

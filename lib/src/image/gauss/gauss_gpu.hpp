@@ -1,0 +1,37 @@
+#pragma once
+// Internal: the Gaussian's fast GPU path (gauss.cu) and the host helpers it needs (gauss.cpp).
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "image/filter/filter_gpu.hpp"
+
+namespace wk::image::detail {
+
+// cv::GaussianBlur's 8-bit kernel: ksize integer coefficients with 8 fractional bits (OpenCV's
+// ufixedpoint16), summing to exactly 256: getGaussianKernelBitExact, then error diffusion
+// (getGaussianKernelFixedPoint_ED). Out = (sum_i ky[i] * sum_j kx[j] * in + 2^15) >> 16 is then
+// bit-exact (tests/image/test_gauss.cpp checks this against cv::GaussianBlur).
+std::vector<int> gauss_fixed_kernel(int ksize, double sigma);
+
+// The float kernel OpenCV uses for 32-bit float images (cv::getGaussianKernel(ksize, sigma, CV_32F)).
+std::vector<float> gauss_float_kernel(int ksize, double sigma);
+
+// Sharpen fused into the Gaussian's epilogue: out = saturate(cvRound(fma(src, alpha, fma(blur, beta, gamma)))).
+struct SharpenEpilogue {
+  bool enabled = false;
+  float alpha = 0, beta = 0, gamma = 0;
+};
+
+// True when the fast kernel takes this call: 1-channel u8 -> u8, rows 8-byte aligned, ksize 3..15,
+// every coefficient below 256.
+bool gauss_rolling_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
+
+// The fast kernel: each thread owns 4 or 8 columns and walks a segment of rows. Per input row the
+// horizontal pass is exact 8-bit dot products (dp4a) against coefficient words pre-shifted for each
+// output phase, the vertical pass fp32 FMAs (exact: integer sums below 2^24) into a ring of 2R + 1
+// pending output rows held in registers; each input byte is read once (plus 2R rows per segment).
+void gauss_rolling(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
+                   const SharpenEpilogue& sharpen, cudaStream_t stream);
+
+}  // namespace wk::image::detail

@@ -1,0 +1,172 @@
+#pragma once
+// Shared by the convolution family's tests: border lists, a double-precision reference
+// correlation for every border (wrap included: no OpenCV filter has it), and device images of
+// any type, aligned (cudaMallocPitch) or deliberately not (odd pitch, odd address).
+#include <cuda_runtime_api.h>
+#include <opencv2/core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "wk/core/buffer.hpp"
+#include "wk/core/cuda_check.hpp"
+#include "wk/image/filter.hpp"
+#include "wk/image/filter_formula.hpp"
+
+namespace wk::test {
+
+inline std::vector<image::Border> all_borders() {
+  using image::BorderMode;
+  return {{BorderMode::reflect101, 0}, {BorderMode::reflect, 0}, {BorderMode::replicate, 0},
+          {BorderMode::constant, 0},   {BorderMode::constant, 77}, {BorderMode::wrap, 0}};
+}
+
+inline std::string name_of(const image::Border& b) { return image::to_string(b); }
+
+// Exact (double) correlation of an 8-bit or float image with `k`, any border: CV_64FC(cn).
+inline cv::Mat reference_correlation(const cv::Mat& src, const image::FilterKernel& k, const image::Border& b) {
+  const int cn = src.channels(), w = src.cols, h = src.rows;
+  cv::Mat f;
+  src.convertTo(f, CV_64F);
+  const double v = src.depth() == CV_8U ? std::clamp(std::round(b.value), 0.0, 255.0) : b.value;
+  cv::Mat out(h, w, CV_64FC(cn));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < cn; ++c) {
+        double s = 0;
+        for (int i = 0; i < k.height; ++i) {
+          const int yy = image::border_index(y + i - k.anchor_y(), h, b.mode);
+          for (int j = 0; j < k.width; ++j) {
+            const int xx = image::border_index(x + j - k.anchor_x(), w, b.mode);
+            const double p = (yy < 0 || xx < 0) ? v : f.ptr<double>(yy)[xx * cn + c];
+            s += double(k.at(i, j)) * p;
+          }
+        }
+        out.ptr<double>(y)[x * cn + c] = s;
+      }
+  return out;
+}
+
+// cv::GaussianBlur's 8-bit fixed-point arithmetic with warpkit's border rule (any mode): the
+// model the GPU kernels implement, checked against OpenCV in test_gauss.cpp.
+inline cv::Mat gauss_fixed_reference(const cv::Mat& src, const std::vector<int>& k, const image::Border& b) {
+  const int cn = src.channels(), w = src.cols, h = src.rows, n = static_cast<int>(k.size()), r = n / 2;
+  const int v = static_cast<int>(std::clamp(std::round(b.value), 0.0, 255.0));
+  cv::Mat out(h, w, CV_8UC(cn));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < cn; ++c) {
+        unsigned sum = 0;
+        for (int i = 0; i < n; ++i) {
+          const int yy = image::border_index(y + i - r, h, b.mode);
+          unsigned row = 0;
+          for (int j = 0; j < n; ++j) {
+            const int xx = image::border_index(x + j - r, w, b.mode);
+            row += unsigned(k[j]) * unsigned(yy < 0 || xx < 0 ? v : src.ptr<std::uint8_t>(yy)[xx * cn + c]);
+          }
+          sum += unsigned(k[i]) * row;
+        }
+        out.ptr<std::uint8_t>(y)[x * cn + c] = static_cast<std::uint8_t>(std::min(255u, image::gauss_fixed_round(sum)));
+      }
+  return out;
+}
+
+// cvRound and saturate to 8 bits (elementwise), from the double reference.
+inline cv::Mat round_to_u8(const cv::Mat& ref) {
+  cv::Mat out(ref.rows, ref.cols, CV_8UC(ref.channels()));
+  for (int y = 0; y < ref.rows; ++y)
+    for (int x = 0; x < ref.cols * ref.channels(); ++x)
+      out.ptr<std::uint8_t>(y)[x] = cv::saturate_cast<std::uint8_t>(std::nearbyint(ref.ptr<double>(y)[x]));
+  return out;
+}
+
+inline double max_abs_diff(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat fa, fb;
+  a.convertTo(fa, CV_64F);
+  b.convertTo(fb, CV_64F);
+  return cv::norm(fa, fb, cv::NORM_INF);
+}
+
+inline image::FilterKernel random_kernel(int w, int h, unsigned seed, float lo = -1.f, float hi = 1.f) {
+  cv::RNG rng(seed);
+  image::FilterKernel k;
+  k.width = w;
+  k.height = h;
+  for (int i = 0; i < w * h; ++i) k.weights.push_back(rng.uniform(lo, hi));
+  return k;
+}
+
+// A device image of the Mat's type. aligned: cudaMallocPitch rows; otherwise linear memory with
+// 3 bytes of padding per row, starting one byte (8-bit) or one element past an aligned address.
+class DeviceMat {
+ public:
+  DeviceMat(const cv::Mat& like, bool aligned, cudaStream_t stream) : rows_(like.rows), row_bytes_(like.cols * like.elemSize()),
+                                                                      type_(like.type()), cols_(like.cols), stream_(stream) {
+    if (aligned) {
+      WK_CUDA_CHECK(cudaMallocPitch(&base_, &pitch_, row_bytes_ ? row_bytes_ : 1, rows_ ? rows_ : 1));
+      data_ = static_cast<std::uint8_t*>(base_);
+    } else {
+      const std::size_t elem = like.elemSize1();
+      pitch_ = row_bytes_ + 3 * elem;
+      WK_CUDA_CHECK(cudaMalloc(&base_, pitch_ * rows_ + 2 * elem));
+      data_ = static_cast<std::uint8_t*>(base_) + elem;
+    }
+    WK_CUDA_CHECK(cudaMemset2DAsync(data_, pitch_, 0xCD, row_bytes_, rows_, stream));
+  }
+  ~DeviceMat() { cudaFree(base_); }
+  DeviceMat(const DeviceMat&) = delete;
+  DeviceMat& operator=(const DeviceMat&) = delete;
+
+  void upload(const cv::Mat& m) {
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(data_, pitch_, m.data, m.step[0], row_bytes_, rows_, cudaMemcpyHostToDevice, stream_));
+  }
+  cv::Mat download() const {
+    cv::Mat m(rows_, cols_, type_);
+    WK_CUDA_CHECK(cudaMemcpy2DAsync(m.data, m.step[0], data_, pitch_, row_bytes_, rows_, cudaMemcpyDeviceToHost, stream_));
+    WK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return m;
+  }
+  template <class T>
+  ImageViewT<T> view() const {
+    return {reinterpret_cast<T*>(data_), cols_, rows_, pitch_, CV_MAT_CN(type_)};
+  }
+
+ private:
+  void* base_ = nullptr;
+  std::uint8_t* data_ = nullptr;
+  std::size_t pitch_ = 0;
+  int rows_;
+  std::size_t row_bytes_;
+  int type_, cols_;
+  cudaStream_t stream_;
+};
+
+// Runs fn(device input view, device output view, stream) on a copy of src and returns the output
+// (of out_type), with aligned or deliberately misaligned device buffers.
+template <class Tin, class Tout, class Fn>
+cv::Mat gpu_run(const cv::Mat& src, int out_type, bool aligned, Fn fn) {
+  Stream stream;
+  DeviceMat in(src, aligned, stream);
+  in.upload(src);
+  DeviceMat out(cv::Mat(src.rows, src.cols, out_type), aligned, stream);
+  fn(in.view<const Tin>(), out.view<Tout>(), stream.get());
+  return out.download();
+}
+
+inline image::ConstImageViewF32 cview_f32(const cv::Mat& m) { return {m.ptr<float>(), m.cols, m.rows, m.step[0], m.channels()}; }
+inline image::ImageViewF32 view_f32(cv::Mat& m) { return {m.ptr<float>(), m.cols, m.rows, m.step[0], m.channels()}; }
+inline image::ImageViewS16 view_s16(cv::Mat& m) { return {m.ptr<std::int16_t>(), m.cols, m.rows, m.step[0], m.channels()}; }
+
+// A random 8-bit image, or float in [0, 255) for CV_32F.
+inline cv::Mat random_mat(int w, int h, int type, unsigned seed) {
+  cv::Mat m(h, w, type);
+  cv::RNG rng(seed);
+  if (CV_MAT_DEPTH(type) == CV_32F) rng.fill(m, cv::RNG::UNIFORM, cv::Scalar::all(0), cv::Scalar::all(255));
+  else rng.fill(m, cv::RNG::UNIFORM, cv::Scalar::all(0), cv::Scalar::all(256));
+  return m;
+}
+
+}  // namespace wk::test

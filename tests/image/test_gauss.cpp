@@ -1,0 +1,76 @@
+// gauss on the host: the fixed-point model the GPU implements is bit-exact to cv::GaussianBlur,
+// and the CPU path handles every border (wrap and constant V on a padded copy).
+#include <catch2/catch.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <numeric>
+
+#include "filter_test_util.hpp"
+#include "test_support.hpp"
+#include "wk/core/error.hpp"
+#include "wk/image/gauss.hpp"
+
+using namespace wk;
+using test::const_view;
+using test::view;
+
+TEST_CASE("gauss_fixed_point_kernel: symmetric integers summing to 256", "[gauss]") {
+  for (int k = 1; k <= 31; k += 2)
+    for (double sigma : {0.0, 0.3, 1.0, 2.5, 9.0}) {
+      CAPTURE(k, sigma);
+      const auto c = image::gauss_fixed_point_kernel(k, sigma);
+      REQUIRE(int(c.size()) == k);
+      CHECK(std::accumulate(c.begin(), c.end(), 0) == 256);
+      for (int i = 0; i < k; ++i) CHECK(c[i] == c[k - 1 - i]);
+      for (int v : c) CHECK(v >= 0);
+    }
+  CHECK(image::gauss_fixed_point_kernel(5, 0) == std::vector<int>{16, 64, 96, 64, 16});
+}
+
+TEST_CASE("the fixed-point model is bit-exact to cv::GaussianBlur, and so is gauss_cpu on every border", "[gauss]") {
+  for (int k = 1; k <= 31; k += 2)
+    for (double sigma : {0.0, 0.8, 3.3})
+      for (const auto& b : test::all_borders()) {
+        CAPTURE(k, sigma, test::name_of(b));
+        const int cn = (k / 2) % 3 == 0 ? 1 : ((k / 2) % 3 == 1 ? 3 : 4);
+        const cv::Mat src = test::random_image(k + 20, k + 9, cn, unsigned(k * 7 + int(sigma * 10)));
+        const cv::Mat model = test::gauss_fixed_reference(src, image::gauss_fixed_point_kernel(k, sigma), b);
+        cv::Mat got(src.size(), src.type());
+        image::gauss_cpu(const_view(src), view(got), k, sigma, b);
+        REQUIRE(test::max_abs_diff(got, model) == 0);
+        if (b.mode != image::BorderMode::wrap && b.value == 0) {
+          const int cvb[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT, cv::BORDER_REFLECT_101, cv::BORDER_CONSTANT};
+          cv::Mat direct;
+          cv::GaussianBlur(src, direct, cv::Size(k, k), sigma, sigma, cvb[int(b.mode)]);
+          REQUIRE(test::max_abs_diff(direct, model) == 0);
+        }
+      }
+}
+
+TEST_CASE("gauss_cpu on edge sizes and ROIs; float images", "[gauss]") {
+  for (int w : {1, 3, 17, 127, 129})
+    for (int cn : {1, 3, 4}) {
+      CAPTURE(w, cn);
+      const int k = std::min(w, 5) | 1;
+      const cv::Mat big = test::random_image(w + 4, 9, cn, unsigned(w + cn));
+      const cv::Mat src = big(cv::Rect(1, 1, w, 7));
+      cv::Mat got(src.size(), src.type());
+      image::gauss_cpu(const_view(src), view(got), k, 0, {});
+      CHECK(test::max_abs_diff(got, test::gauss_fixed_reference(src, image::gauss_fixed_point_kernel(k, 0), {})) == 0);
+    }
+  const cv::Mat f = test::random_mat(40, 30, CV_32FC1, 2);
+  cv::Mat gf(f.size(), f.type()), expected;
+  image::gauss_cpu(test::cview_f32(f), test::view_f32(gf),
+                   7, 1.5, {});
+  cv::GaussianBlur(f, expected, cv::Size(7, 7), 1.5);
+  CHECK(test::max_abs_diff(gf, expected) == 0);
+}
+
+TEST_CASE("gauss refuses even or out-of-range K, negative sigma and kernels larger than the image", "[gauss]") {
+  for (int k : {0, -1, 2, 4, 33})
+    CHECK_THROWS_WITH(image::check_gauss_args(k, 0), Catch::Contains("gauss") && Catch::Contains("odd"));
+  CHECK_THROWS_WITH(image::check_gauss_args(5, -1), Catch::Contains("sigma"));
+  const cv::Mat src = test::random_image(4, 4, 1, 1);
+  cv::Mat out(4, 4, CV_8UC1);
+  CHECK_THROWS_WITH(image::gauss_cpu(const_view(src), view(out), 5, 0, {}), Catch::Contains("larger than the 4x4 image"));
+}

@@ -1,0 +1,68 @@
+// gauss on the GPU: every rung bit-exact to the CPU path (cv::GaussianBlur) on 8-bit images, the
+// rolling kernel on many strips and row segments, float images within rounding.
+#include <catch2/catch.hpp>
+
+#include "filter_test_util.hpp"
+#include "wk/image/gauss.hpp"
+
+using namespace wk;
+
+namespace {
+cv::Mat cpu_gauss(const cv::Mat& src, int k, double sigma, const image::Border& b) {
+  cv::Mat out(src.size(), src.type());
+  if (src.depth() == CV_8U) image::gauss_cpu(test::const_view(src), test::view(out), k, sigma, b);
+  else image::gauss_cpu(test::cview_f32(src), test::view_f32(out), k, sigma, b);
+  return out;
+}
+cv::Mat gpu_gauss(const cv::Mat& src, int k, double sigma, const image::Border& b, image::ConvVariant v, bool aligned) {
+  if (src.depth() == CV_8U)
+    return test::gpu_run<std::uint8_t, std::uint8_t>(src, src.type(), aligned, [&](auto in, auto out, cudaStream_t s) {
+      image::gauss(in, out, k, sigma, b, s, v);
+    });
+  return test::gpu_run<float, float>(src, src.type(), aligned,
+                                     [&](auto in, auto out, cudaStream_t s) { image::gauss(in, out, k, sigma, b, s, v); });
+}
+}  // namespace
+
+TEST_CASE("GPU gauss: every rung, border and channel count bit-exact", "[gpu][gauss]") {
+  for (const auto& v : image::conv_variants())
+    for (const auto& b : test::all_borders())
+      for (int cn : {1, 3, 4})
+        for (int k : {5, 15}) {
+          CAPTURE(v.name, test::name_of(b), cn, k);
+          const cv::Mat src = test::random_image(75, 33, cn, unsigned(cn * 5 + k));
+          REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, v.variant, true), cpu_gauss(src, k, 0, b)) == 0);
+        }
+}
+
+TEST_CASE("GPU gauss fast path: every K and sigma, edge widths, odd pitches", "[gpu][gauss]") {
+  for (int k = 1; k <= 31; k += 2)
+    for (double sigma : {0.0, 0.6, 4.0})
+      for (bool aligned : {true, false}) {
+        CAPTURE(k, sigma, aligned);
+        const cv::Mat src = test::random_image(std::max(k, 301), std::max(k, 45), 1, unsigned(k));
+        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, {}, image::ConvVariant::separable, aligned), cpu_gauss(src, k, sigma, {})) == 0);
+      }
+  for (int w : {1, 3, 5, 8, 17, 127, 129, 1023, 1025, 4097})
+    for (const auto& b : test::all_borders()) {
+      const int k = std::min(w, 5) | 1;
+      CAPTURE(w, k, test::name_of(b));
+      const cv::Mat src = test::random_image(w, 11, 1, unsigned(w));
+      REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, image::ConvVariant::separable, true), cpu_gauss(src, k, 0, b)) == 0);
+    }
+}
+
+TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float images", "[gpu][gauss]") {
+  const cv::Mat src = test::random_image(2100, 700, 1, 9);
+  for (int k : {3, 5, 7, 9, 15})
+    for (const auto& b : {image::Border{}, image::Border{image::BorderMode::constant, 200}, image::Border{image::BorderMode::wrap, 0}}) {
+      CAPTURE(k, test::name_of(b));
+      REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, image::ConvVariant::separable, true), cpu_gauss(src, k, 0, b)) == 0);
+    }
+  for (const auto& v : image::conv_variants()) {
+    CAPTURE(v.name);
+    const cv::Mat f = test::random_mat(70, 41, CV_32FC1, 2);
+    CHECK(test::max_abs_diff(gpu_gauss(f, 9, 2.0, {}, v.variant, false), cpu_gauss(f, 9, 2.0, {})) < 1e-3);
+  }
+  CHECK_THROWS_WITH(gpu_gauss(test::random_image(4, 9, 1, 1), 5, 0, {}, image::ConvVariant::separable, true), Catch::Contains("larger"));
+}

@@ -1,0 +1,28 @@
+// laplacian on the GPU: every rung equals the CPU path exactly; float images within rounding.
+#include <catch2/catch.hpp>
+
+#include "filter_test_util.hpp"
+#include "wk/image/laplacian.hpp"
+
+using namespace wk;
+
+TEST_CASE("GPU laplacian: every rung, border and channel count exact", "[gpu][laplacian]") {
+  for (const auto& v : image::conv_variants())
+    for (const auto& b : test::all_borders())
+      for (int cn : {1, 3, 4})
+        for (int w : {3, 129}) {
+          CAPTURE(v.name, test::name_of(b), cn, w);
+          const cv::Mat src = test::random_image(w, 13, cn, unsigned(cn + w));
+          cv::Mat expected(src.size(), src.type());
+          image::laplacian_cpu(test::const_view(src), test::view(expected), b);
+          const cv::Mat got = test::gpu_run<std::uint8_t, std::uint8_t>(src, src.type(), w == 3, [&](auto in, auto out, cudaStream_t s) {
+            image::laplacian(in, out, b, s, v.variant);
+          });
+          REQUIRE(test::max_abs_diff(got, expected) == 0);
+        }
+  const cv::Mat f = test::random_mat(33, 20, CV_32FC1, 1);
+  cv::Mat expected(f.size(), f.type());
+  image::laplacian_cpu(test::cview_f32(f), test::view_f32(expected), {});
+  const cv::Mat got = test::gpu_run<float, float>(f, f.type(), true, [&](auto in, auto out, cudaStream_t s) { image::laplacian(in, out, {}, s); });
+  CHECK(test::max_abs_diff(got, expected) < 1e-3);
+}

@@ -1,0 +1,75 @@
+// sobel on the GPU: s16 derivatives, |dx|, |dy| and the magnitude equal the CPU path exactly, on
+// every rung, border and channel count; the rolling kernel across strips and row segments.
+#include <catch2/catch.hpp>
+
+#include "filter_test_util.hpp"
+#include "wk/image/sobel.hpp"
+
+using namespace wk;
+using image::SobelDerivative;
+using image::SobelOutput;
+
+namespace {
+cv::Mat cpu_s16(const cv::Mat& src, SobelDerivative d, const image::Border& b) {
+  cv::Mat out(src.size(), CV_16SC(src.channels()));
+  image::sobel_s16_cpu(test::const_view(src), test::view_s16(out), d, b);
+  return out;
+}
+cv::Mat gpu_s16(const cv::Mat& src, SobelDerivative d, const image::Border& b, image::ConvVariant v, bool aligned) {
+  return test::gpu_run<std::uint8_t, std::int16_t>(src, CV_16SC(src.channels()), aligned,
+                                                   [&](auto in, auto out, cudaStream_t s) { image::sobel_s16(in, out, d, b, s, v); });
+}
+cv::Mat cpu_u8(const cv::Mat& src, SobelOutput o, const image::Border& b) {
+  cv::Mat out(src.size(), src.type());
+  image::sobel_cpu(test::const_view(src), test::view(out), o, b);
+  return out;
+}
+cv::Mat gpu_u8(const cv::Mat& src, SobelOutput o, const image::Border& b, image::ConvVariant v, bool aligned) {
+  return test::gpu_run<std::uint8_t, std::uint8_t>(src, src.type(), aligned,
+                                                   [&](auto in, auto out, cudaStream_t s) { image::sobel(in, out, o, b, s, v); });
+}
+}  // namespace
+
+TEST_CASE("GPU sobel: every rung, border, channel count and output exact", "[gpu][sobel]") {
+  for (const auto& v : image::conv_variants())
+    for (const auto& b : test::all_borders())
+      for (int cn : {1, 3, 4}) {
+        CAPTURE(v.name, test::name_of(b), cn);
+        const cv::Mat src = test::random_image(77, 21, cn, unsigned(cn + int(b.mode)));
+        for (SobelDerivative d : {SobelDerivative::dx, SobelDerivative::dy})
+          REQUIRE(test::max_abs_diff(gpu_s16(src, d, b, v.variant, true), cpu_s16(src, d, b)) == 0);
+        for (SobelOutput o : {SobelOutput::magnitude, SobelOutput::dx, SobelOutput::dy})
+          REQUIRE(test::max_abs_diff(gpu_u8(src, o, b, v.variant, cn != 4), cpu_u8(src, o, b)) == 0);
+      }
+}
+
+TEST_CASE("GPU sobel fast kernel: edge widths, strips and segments, odd pitches", "[gpu][sobel]") {
+  for (int w : {3, 4, 7, 8, 9, 17, 127, 129, 255, 257, 1023, 1025, 4097})
+    for (bool aligned : {true, false}) {
+      CAPTURE(w, aligned);
+      const cv::Mat src = test::random_image(w, 6, 1, unsigned(w));
+      REQUIRE(test::max_abs_diff(gpu_s16(src, SobelDerivative::dx, {}, image::ConvVariant::separable, aligned),
+                                 cpu_s16(src, SobelDerivative::dx, {})) == 0);
+      REQUIRE(test::max_abs_diff(gpu_u8(src, SobelOutput::magnitude, {image::BorderMode::wrap, 0}, image::ConvVariant::separable, aligned),
+                                 cpu_u8(src, SobelOutput::magnitude, {image::BorderMode::wrap, 0})) == 0);
+    }
+  const cv::Mat big = test::random_image(2100, 700, 1, 4);
+  for (const auto& b : test::all_borders()) {
+    CAPTURE(test::name_of(b));
+    REQUIRE(test::max_abs_diff(gpu_s16(big, SobelDerivative::dy, b, image::ConvVariant::separable, true), cpu_s16(big, SobelDerivative::dy, b)) == 0);
+    REQUIRE(test::max_abs_diff(gpu_u8(big, SobelOutput::magnitude, b, image::ConvVariant::separable, true),
+                               cpu_u8(big, SobelOutput::magnitude, b)) == 0);
+  }
+}
+
+TEST_CASE("GPU sobel on float images", "[gpu][sobel]") {
+  const cv::Mat f = test::random_mat(40, 25, CV_32FC3, 5);
+  for (SobelDerivative d : {SobelDerivative::dx, SobelDerivative::dy}) {
+    cv::Mat expected(f.size(), f.type());
+    image::sobel_cpu(test::cview_f32(f), test::view_f32(expected), d, {});
+    const cv::Mat got = test::gpu_run<float, float>(f, f.type(), false, [&](auto in, auto out, cudaStream_t s) {
+      image::sobel(in, out, d, {}, s);
+    });
+    CHECK(test::max_abs_diff(got, expected) < 1e-3);
+  }
+}
