@@ -94,7 +94,9 @@ IdeaExecutor::IdeaExecutor(const IdeaExecution& execution) : execution_(executio
   if (execution_.gpus.empty()) {
     int count = 0;
     WK_CUDA_CHECK(cudaGetDeviceCount(&count));
-    for (int i = 0; i < count; ++i) execution_.gpus.push_back(i);
+    // The lower rungs of the ladder run on one GPU: "every GPU" then means the first one.
+    const int use = execution_.variant == IdeaVariant::deployed ? count : std::min(count, 1);
+    for (int i = 0; i < use; ++i) execution_.gpus.push_back(i);
     if (execution_.gpus.empty()) throw Error(ErrorCategory::unsupported, "idea: no CUDA device is visible");
   }
   if (execution_.variant != IdeaVariant::deployed) {
