@@ -125,10 +125,10 @@ __global__ void __launch_bounds__(kThreads) apply_lut_vector_kernel(const std::u
         uint4 v;
         std::uint8_t b[16];
       } a, r;
-      a.v = __ldcs(reinterpret_cast<const uint4*>(in + x0));
+      a.v = __ldg(reinterpret_cast<const uint4*>(in + x0));
 #pragma unroll
       for (int i = 0; i < 16; ++i) r.b[i] = s_lut[a.b[i]];
-      __stcs(reinterpret_cast<uint4*>(out + x0), r.v);
+      *reinterpret_cast<uint4*>(out + x0) = r.v;
     } else {
       for (int x = x0; x < width; ++x) out[x] = s_lut[in[x]];
     }

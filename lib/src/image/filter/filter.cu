@@ -152,7 +152,9 @@ __global__ void __launch_bounds__(256) conv_cached_halo_kernel(Src<Tin> src, Dst
 // shared memory into registers with 128-bit loads and does 16 * KW FMAs on it, so each shared
 // load feeds ~KW FMAs. The tile is stored with 4 floats of padding after every 16 so that the 8
 // lanes of a quarter warp, 16 floats apart, hit 8 disjoint bank groups. KW is a compile-time
-// width (kernels are padded to the next instantiated one; the padding taps are skipped).
+// width: kernels are padded with zero columns to the next instantiated one (weights laid out
+// with row stride KW). 8-bit inputs multiply the zeros (finite pixels: no effect, no branch);
+// float inputs skip them, so an inf or NaN outside the kernel's true reach stays outside.
 constexpr int kBlockPx = 16;       // outputs per thread (one row)
 constexpr int kBlockX = 16;        // threads across: 256 outputs
 constexpr int kBlockY = 16;        // rows
@@ -208,10 +210,10 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) conv_register_kernel(Src<Tin
       win[4 * m + 2] = f.z;
       win[4 * m + 3] = f.w;
     }
-    const float* w = taps.w + i * kw;
+    const float* w = taps.w + i * KW;
 #pragma unroll
     for (int j = 0; j < KW; ++j) {
-      if (j < kw) {
+      if (sizeof(Tin) == 1 || j < kw) {
         const float wj = w[j];
 #pragma unroll
         for (int p = 0; p < kBlockPx; ++p) acc[p] = fmaf(wj, win[p + j], acc[p]);
@@ -319,7 +321,12 @@ void launch_register(dim3 grid, dim3 block, const Src<Tin>& src, const Dst<Tout>
     done_devices.fetch_or(bit, std::memory_order_release);
   }
   const std::size_t smem = sizeof(float) * kRowFloats * (kBlockY + taps.height - 1);
-  conv_register_kernel<Tin, Tout, KW><<<grid, block, smem, stream>>>(src, dst, taps, b, e);
+  // Weights with row stride KW, zero-padded on the right.
+  Taps2D padded = taps;
+  std::fill(std::begin(padded.w), std::end(padded.w), 0.f);
+  for (int i = 0; i < taps.height; ++i)
+    for (int j = 0; j < taps.width; ++j) padded.w[i * KW + j] = taps.w[i * taps.width + j];
+  conv_register_kernel<Tin, Tout, KW><<<grid, block, smem, stream>>>(src, dst, padded, b, e);
 }
 
 template <class Tin, class Tout>

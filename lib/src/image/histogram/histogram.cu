@@ -117,6 +117,35 @@ struct SubHistogramLayout {
 
 __device__ __forceinline__ unsigned byte_of(unsigned word, int k) { return (word >> (8 * k)) & 0xFFu; }
 
+// Gray: the byte offset of byte K's bin in this thread's sub-histogram is (value << kShift) |
+// copy_offset (the two never overlap: kShift 7 per lane with copy_offset = lane * 4, kShift 2
+// per warp with copy_offset = warp * 1024), so one shift and one LOP3 give the address.
+template <int kShift, int K>
+__device__ __forceinline__ unsigned bin_offset(unsigned word) {
+  constexpr int s = 8 * K - kShift;
+  return (s >= 0 ? (word >> s) : (word << -s)) & (0xFFu << kShift);
+}
+
+template <int kShift, bool kAggregate>
+__device__ __forceinline__ void count_vector_gray(const uint4& v, char* smem_bytes, unsigned copy_offset) {
+  auto add = [&](unsigned off, unsigned n) { atomicAdd(reinterpret_cast<unsigned*>(smem_bytes + (off | copy_offset)), n); };
+  if constexpr (kAggregate) {
+    // Run aggregation: 16 equal bytes (a flat area) are one atomic of 16.
+    if (v.x == v.y && v.x == v.z && v.x == v.w && v.x == __byte_perm(v.x, 0, 0)) {
+      add(bin_offset<kShift, 0>(v.x), 16u);
+      return;
+    }
+  }
+  const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    add(bin_offset<kShift, 0>(w[i]), 1u);
+    add(bin_offset<kShift, 1>(w[i]), 1u);
+    add(bin_offset<kShift, 2>(w[i]), 1u);
+    add(bin_offset<kShift, 3>(w[i]), 1u);
+  }
+}
+
 // Counts one 16-byte vector whose first byte is byte 16 * col of its row.
 template <int CN, bool kAggregate, class Add>
 __device__ __forceinline__ void count_vector(const uint4& v, int col, Add add) {
@@ -173,10 +202,18 @@ __global__ void __launch_bounds__(kThreads) histogram_vector_kernel(HistArgs a) 
     uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (first + u * 32 < vectors_per_row) v[u] = __ldcs(p + first + u * 32);  // streamed once: evict first
+      if (first + u * 32 < vectors_per_row) v[u] = __ldg(p + first + u * 32);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (first + u * 32 < vectors_per_row) count_vector<CN, kAggregate>(v[u], first + u * 32, add);
+    for (int u = 0; u < kUnroll; ++u) {
+      if (first + u * 32 >= vectors_per_row) continue;
+      if constexpr (CN == 1) {
+        constexpr int kShift = kPerLane ? 7 : 2;  // bin stride: 32 copies or 1 word
+        count_vector_gray<kShift, kAggregate>(v[u], reinterpret_cast<char*>(smem),
+                                              kPerLane ? unsigned(lane) << 2 : unsigned(warp) << 10);
+      } else {
+        count_vector<CN, kAggregate>(v[u], first + u * 32, add);
+      }
+    }
   }
   // The last row_bytes % 16 bytes of each row, one byte per thread.
   const int tail = a.row_bytes & 15;

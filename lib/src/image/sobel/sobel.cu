@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(kThreads) sobel_rolling_kernel(const __grid_co
         pack.y = __byte_perm(v[2], v[3], 0x5410);
         pack.z = __byte_perm(v[4], v[5], 0x5410);
         pack.w = __byte_perm(v[6], v[7], 0x5410);
-        __stcs(reinterpret_cast<uint4*>(out), pack);  // streamed: not read again here
+        *reinterpret_cast<uint4*>(out) = pack;
       } else {
         for (int p = 0; p < a.width - x0; ++p) out[p] = static_cast<std::int16_t>(v[p]);
       }
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads) sobel_rolling_kernel(const __grid_co
       if (whole) {
         const unsigned lo = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
         const unsigned hi = __byte_perm(__byte_perm(b[4], b[5], 0x0040), __byte_perm(b[6], b[7], 0x0040), 0x5410);
-        __stcs(reinterpret_cast<uint2*>(out), make_uint2(lo, hi));
+        *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
       } else {
         for (int p = 0; p < a.width - x0; ++p) out[p] = static_cast<std::uint8_t>(b[p]);
       }
