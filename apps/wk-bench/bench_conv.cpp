@@ -49,6 +49,7 @@ int bench_conv(const Options& o) {
 #if defined(WK_HAVE_NPP)
     auto d_kernel = std::make_shared<DeviceBuffer<float>>(k.weights.size());
     WK_CUDA_CHECK(cudaMemcpy(d_kernel->get(), k.weights.data(), d_kernel->bytes(), cudaMemcpyHostToDevice));
+    WK_CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may return before its DMA lands
     b.npp = [d_kernel, n = c.n](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
       npp_filter32f(in.data, in.pitch_bytes, static_cast<std::uint8_t*>(out), pitch, in.width, in.height, d_kernel->get(), n, n, s);
     };

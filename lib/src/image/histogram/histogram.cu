@@ -281,8 +281,11 @@ constexpr std::array<HistogramVariantInfo, 5> kVariants{{
 }  // namespace
 
 HistogramWorkspace::HistogramWorkspace() : accum_(4 * kHistogramBins), done_(1) {
+  // cudaMemset runs on the legacy default stream, asynchronously to the host, and non-blocking
+  // streams do not wait for it: finish it here, before any stream can use the workspace.
   WK_CUDA_CHECK(cudaMemset(accum_.get(), 0, accum_.bytes()));
   WK_CUDA_CHECK(cudaMemset(done_.get(), 0, done_.bytes()));
+  WK_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
 std::span<const HistogramVariantInfo> histogram_variants() { return kVariants; }
