@@ -172,7 +172,9 @@ template <class Tin, class Tout, int KW>
 __global__ void __launch_bounds__(kBlockX* kBlockY) conv_register_kernel(Src<Tin> src, Dst<Tout> dst, const __grid_constant__ Taps2D taps,
                                                                          BorderArgs b, Epilogue e) {
   extern __shared__ float4 smem4[];
-  float* tile = reinterpret_cast<float*>(smem4);
+  constexpr int kW4 = (KW + 3) & ~3;  // weight row stride (host-padded with zeros)
+  float* weights = reinterpret_cast<float*>(smem4);
+  float* tile = weights + taps.height * kW4;  // 16-byte aligned: kW4 is a multiple of 4
   constexpr int kRow = tile_row_floats<KW>();
   constexpr int kWin = (kBlockPx + KW - 1 + 3) & ~3;  // a thread's window, whole float4s
   constexpr int kIn = kTileW - kBlockPx + kWin;        // inputs staged per tile row (>= kTileW + KW - 1)
@@ -180,6 +182,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) conv_register_kernel(Src<Tin
   const int th = kBlockY + kh - 1;
   const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kBlockY, c = blockIdx.z;
   const int tid = threadIdx.y * kBlockX + threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  // The weights go to shared memory too: a 128-bit broadcast load fetches 4 of them.
+  for (int t = tid; t < kh * kW4; t += kBlockX * kBlockY) weights[t] = taps.w[t];
   // Stage the tile: one warp per row, lanes along it. Interior blocks skip the border logic.
   const bool interior = x0 - taps.anchor_x >= 0 && x0 - taps.anchor_x + kIn <= src.width && y0 - taps.anchor_y >= 0 &&
                         y0 - taps.anchor_y + th <= src.height;
@@ -210,7 +214,15 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) conv_register_kernel(Src<Tin
       win[4 * m + 2] = f.z;
       win[4 * m + 3] = f.w;
     }
-    const float* w = taps.w + i * KW;
+    float w[kW4];
+#pragma unroll
+    for (int m = 0; m < kW4 / 4; ++m) {
+      const float4 f = reinterpret_cast<const float4*>(weights + i * kW4)[m];
+      w[4 * m] = f.x;
+      w[4 * m + 1] = f.y;
+      w[4 * m + 2] = f.z;
+      w[4 * m + 3] = f.w;
+    }
 #pragma unroll
     for (int j = 0; j < KW; ++j) {
       if (sizeof(Tin) == 1 || j < kw) {
@@ -309,7 +321,8 @@ template <class Tin, class Tout, int KW>
 void launch_register(dim3 grid, dim3 block, const Src<Tin>& src, const Dst<Tout>& dst, const Taps2D& taps, const BorderArgs& b,
                      const Epilogue& e, cudaStream_t stream) {
   constexpr int kRowFloats = tile_row_floats<KW>();
-  // Up to 66 KB for 31 x 31: above the 48 KB default, so opt in, once per instantiation and
+  constexpr int kW4 = (KW + 3) & ~3;
+  // Up to 70 KB for 31 x 31: above the 48 KB default, so opt in, once per instantiation and
   // device (the attribute belongs to the current device; worker threads may use several).
   static std::atomic<unsigned long long> done_devices{0};
   int device = 0;
@@ -317,15 +330,15 @@ void launch_register(dim3 grid, dim3 block, const Src<Tin>& src, const Dst<Tout>
   const unsigned long long bit = 1ull << (device & 63);
   if (!(done_devices.load(std::memory_order_acquire) & bit)) {
     WK_CUDA_CHECK(cudaFuncSetAttribute(conv_register_kernel<Tin, Tout, KW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       int(sizeof(float) * kRowFloats * (kBlockY + kMaxKernelSize - 1))));
+                                       int(sizeof(float) * (kRowFloats * (kBlockY + kMaxKernelSize - 1) + kMaxKernelSize * kW4))));
     done_devices.fetch_or(bit, std::memory_order_release);
   }
-  const std::size_t smem = sizeof(float) * kRowFloats * (kBlockY + taps.height - 1);
-  // Weights with row stride KW, zero-padded on the right.
+  const std::size_t smem = sizeof(float) * (kRowFloats * (kBlockY + taps.height - 1) + taps.height * kW4);
+  // Weights with row stride kW4 (KW rounded up to whole float4s), zero-padded on the right.
   Taps2D padded = taps;
   std::fill(std::begin(padded.w), std::end(padded.w), 0.f);
   for (int i = 0; i < taps.height; ++i)
-    for (int j = 0; j < taps.width; ++j) padded.w[i * KW + j] = taps.w[i * taps.width + j];
+    for (int j = 0; j < taps.width; ++j) padded.w[i * kW4 + j] = taps.w[i * taps.width + j];
   conv_register_kernel<Tin, Tout, KW><<<grid, block, smem, stream>>>(src, dst, padded, b, e);
 }
 

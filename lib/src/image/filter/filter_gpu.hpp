@@ -63,7 +63,8 @@ BorderArgs border_args(const Border& border, PixelType input);
 // concurrent launches with different weights on different streams never race.
 struct Taps2D {
   int width = 0, height = 0, anchor_x = 0, anchor_y = 0;
-  float w[kMaxKernelSize * kMaxKernelSize] = {};
+  // Row-major width x height; room for rows padded to 32 (the register-blocked rung's layout).
+  float w[kMaxKernelSize * 32] = {};
 };
 Taps2D taps_2d(const FilterKernel& kernel);
 
