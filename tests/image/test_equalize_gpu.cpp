@@ -68,13 +68,15 @@ TEST_CASE("GPU equalize equals the CPU path for every rung, size, pitch and chan
   for (const auto& v : image::equalize_variants())
     for (int cn : {1, 3, 4})
       for (int w : {1, 2, 3, 16, 17, 127, 129, 4097})
-        for (int extra : {0, 3})
-          for (int kind : {0, 1, 2, 3, 4}) {
+        for (int kind : {0, 1, 2, 3, 4}) {
+          const int extra = (w + kind + cn) % 2 ? 3 : 0;
+          {
             CAPTURE(v.name, cn, w, extra, kind);
             const cv::Mat src = test_image(w, 6, cn, kind, unsigned(w * 5 + cn + kind * 1000));
             const bool with_ws = (w + kind) % 2 == 0;
             REQUIRE(cv::norm(cpu_equalize(src), gpu_equalize(src, v.variant, extra, with_ws ? &ws : nullptr), cv::NORM_INF) == 0);
           }
+        }
 }
 
 TEST_CASE("GPU equalize in place and on a photo-sized image", "[gpu][equalize]") {

@@ -68,12 +68,14 @@ TEST_CASE("GPU histogram equals cv::calcHist for every rung, size, pitch and cha
   for (const auto& v : image::histogram_variants())
     for (int cn : {1, 3, 4})
       for (int w : widths)
-        for (int extra : {0, 3})
-          for (bool with_ws : {false, true}) {
+        for (int extra : {0, 3}) {
+          const bool with_ws = (w + extra + cn) % 2 == 0;
+          {
             CAPTURE(v.name, cn, w, extra, with_ws);
             const cv::Mat src = (w % 2) ? test::random_image(w, 5, cn, unsigned(w * 7 + cn)) : natural_image(w, 5, cn, unsigned(w));
             REQUIRE(gpu_histogram(src, v.variant, extra, with_ws ? &ws : nullptr) == cpu_histogram(src));
           }
+        }
 }
 
 TEST_CASE("GPU histogram: flat images, natural images and many blocks, workspace reused", "[gpu][histogram]") {
