@@ -37,12 +37,12 @@ TEST_CASE("GPU sobel: every rung, border, channel count and output exact", "[gpu
       const int cn = (n % 3 == 0) ? 1 : (n % 3 == 1 ? 3 : 4);
       ++n;
       CAPTURE(v.name, test::name_of(b), cn);
-        const cv::Mat src = test::random_image(77, 21, cn, unsigned(cn + int(b.mode)));
-        for (SobelDerivative d : {SobelDerivative::dx, SobelDerivative::dy})
-          REQUIRE(test::max_abs_diff(gpu_s16(src, d, b, v.variant, true), cpu_s16(src, d, b)) == 0);
-        for (SobelOutput o : {SobelOutput::magnitude, SobelOutput::dx, SobelOutput::dy})
-          REQUIRE(test::max_abs_diff(gpu_u8(src, o, b, v.variant, cn != 4), cpu_u8(src, o, b)) == 0);
-      }
+      const cv::Mat src = test::random_image(77, 21, cn, unsigned(cn + int(b.mode)));
+      for (SobelDerivative d : {SobelDerivative::dx, SobelDerivative::dy})
+        REQUIRE(test::max_abs_diff(gpu_s16(src, d, b, v.variant, true), cpu_s16(src, d, b)) == 0);
+      for (SobelOutput o : {SobelOutput::magnitude, SobelOutput::dx, SobelOutput::dy})
+        REQUIRE(test::max_abs_diff(gpu_u8(src, o, b, v.variant, cn != 4), cpu_u8(src, o, b)) == 0);
+    }
 }
 
 TEST_CASE("GPU sobel fast kernel: edge widths, strips and segments, odd pitches", "[gpu][sobel]") {
