@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -98,42 +101,64 @@ struct LineJob {
   std::string error;          // malformed line
 };
 
-// Runs the jobs in slices (so progress shows and memory stays bounded), calling emit(job,
-// outcome) in input order. Returns the number of failed lines (malformed or rejected).
-template <class Emit>
-std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptEngine& engine, bool quiet, Emit emit) {
+// Runs the jobs in slices (progress shows, memory stays bounded) with a two-slice pipeline: while
+// the engine computes slice k on a worker thread, this thread prepares slice k+1 (prepare(job):
+// e.g. draw its salt) and writes slice k-1 (emit(job, outcome), in input order). Returns the
+// number of failed lines (malformed or rejected).
+template <class Prepare, class Emit>
+std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptEngine& engine, bool quiet,
+                     Prepare prepare, Emit emit) {
   constexpr std::size_t kSlice = std::size_t(1) << 18;
-  app::Progress progress(lines.size(), "pw", !quiet);
-  std::size_t failed = 0, shown = 0;
-  std::vector<hash::CryptJob> jobs;
-  std::vector<std::size_t> index;
-  std::vector<hash::CryptOutcome> outcomes;
-  for (std::size_t begin = 0; begin < lines.size(); begin += kSlice) {
-    const std::size_t end = std::min(lines.size(), begin + kSlice);
-    jobs.clear();
-    index.clear();
-    for (std::size_t i = begin; i < end; ++i)
+  struct Slice {
+    std::size_t begin = 0, end = 0;
+    std::vector<hash::CryptJob> jobs;
+    std::vector<std::size_t> index;  // line of each job
+    std::vector<hash::CryptOutcome> outcomes;
+  };
+  auto fill = [&](Slice& sl, std::size_t begin) {
+    nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(begin));
+    sl.begin = begin;
+    sl.end = std::min(lines.size(), begin + kSlice);
+    sl.jobs.clear();
+    sl.index.clear();
+    for (std::size_t i = sl.begin; i < sl.end; ++i) {
+      if (lines[i].error.empty()) prepare(lines[i]);
       if (lines[i].error.empty()) {
-        jobs.push_back({lines[i].setting, lines[i].password});
-        index.push_back(i);
+        sl.jobs.push_back({lines[i].setting, lines[i].password});
+        sl.index.push_back(i);
       }
-    outcomes.assign(jobs.size(), {});
-    {
-      nvtx::Range r(what, nvtx::Color::compute, std::int64_t(begin));
-      const std::size_t base = shown;
-      engine.crypt(jobs, outcomes, [&](std::size_t done) {
-        while (shown < base + done) {
-          progress.step();
-          ++shown;
-        }
-      });
     }
-    nvtx::Range r("write", nvtx::Color::io, std::int64_t(begin));
+    sl.outcomes.assign(sl.jobs.size(), {});
+  };
+
+  app::Progress progress(lines.size(), "pw", !quiet);
+  std::size_t shown = 0, failed = 0;
+  std::atomic<std::size_t> engine_done{0};  // jobs finished in the slice being computed
+  auto show = [&](std::size_t upto) {
+    for (; shown < upto; ++shown) progress.step();
+  };
+  Slice slices[2];
+  std::future<void> running;
+  auto start = [&](Slice& sl) {
+    engine_done = 0;
+    running = std::async(std::launch::async, [&engine, &sl, &engine_done, what] {
+      nvtx::Range r(what, nvtx::Color::compute, std::int64_t(sl.begin));
+      engine.crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { engine_done = done; });
+    });
+  };
+  auto finish = [&](Slice& sl) {
+    // Progress is drawn from this thread only, from the worker's counter.
+    while (running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+      show(sl.begin + std::min(engine_done.load(), sl.end - sl.begin));
+    running.get();
+  };
+  auto write = [&](Slice& sl) {
+    nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
     std::size_t k = 0;
-    for (std::size_t i = begin; i < end; ++i) {
+    for (std::size_t i = sl.begin; i < sl.end; ++i) {
       LineJob& lj = lines[i];
       const hash::CryptOutcome* out = nullptr;
-      if (k < index.size() && index[k] == i) out = &outcomes[k++];
+      if (k < sl.index.size() && sl.index[k] == i) out = &sl.outcomes[k++];
       if (out && !out->ok()) lj.error = out->error;
       if (!lj.error.empty()) {
         ++failed;
@@ -141,10 +166,23 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
       }
       emit(lj, out);
     }
-    while (shown < end) {
-      progress.step();
-      ++shown;
-    }
+    show(sl.end);
+  };
+
+  if (lines.empty()) return 0;
+  int cur = 0;
+  fill(slices[cur], 0);
+  start(slices[cur]);
+  for (;;) {
+    Slice& now = slices[cur];
+    Slice& next = slices[1 - cur];
+    const bool more = now.end < lines.size();
+    if (more) fill(next, now.end);  // overlaps the engine's work on `now`
+    finish(now);
+    if (more) start(next);
+    write(now);  // overlaps the engine's work on `next`
+    if (!more) break;
+    cur = 1 - cur;
   }
   progress.finish();
   return failed;
@@ -199,13 +237,11 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
       pw = pw.substr(colon + 1);
     }
     lj.password = pw;
-    if (std::string why = hash::check_password(pw); !why.empty()) {
-      lj.error = std::move(why);
-      continue;
-    }
-    lj.setting = hash::generate_setting(opt);
+    if (std::string why = hash::check_password(pw); !why.empty()) lj.error = std::move(why);
   }
-  const std::size_t failed = run_jobs("hash", lines, engine, c.quiet, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  // A fresh salt per line, drawn slice by slice while the previous slice computes.
+  auto fresh_setting = [&](LineJob& lj) { lj.setting = hash::generate_setting(opt); };
+  const std::size_t failed = run_jobs("hash", lines, engine, c.quiet, fresh_setting, [&](const LineJob& lj, const hash::CryptOutcome* out) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (users && !lj.user.empty()) j["user"] = lj.user;
@@ -251,7 +287,7 @@ int cmd_crypt(const Common& c) {
     input = hash::read_secret_input(c.input);
   }
   std::vector<LineJob> lines = tab_lines(hash::split_lines(input.view()), "SETTING");
-  const std::size_t failed = run_jobs("crypt", lines, engine, c.quiet, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  const std::size_t failed = run_jobs("crypt", lines, engine, c.quiet, [](LineJob&) {}, [&](const LineJob& lj, const hash::CryptOutcome* out) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (lj.error.empty()) j["hash"] = out->hash;
@@ -278,7 +314,7 @@ int cmd_verify(const Common& c) {
   }
   std::vector<LineJob> lines = tab_lines(hash::split_lines(input.view()), "HASH");
   std::size_t ok = 0, mismatch = 0;
-  const std::size_t failed = run_jobs("verify", lines, engine, c.quiet, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  const std::size_t failed = run_jobs("verify", lines, engine, c.quiet, [](LineJob&) {}, [&](const LineJob& lj, const hash::CryptOutcome* out) {
     const char* status = "ERROR";
     if (lj.error.empty()) {
       // The stored hash is the setting; a correct password reproduces it exactly.

@@ -5,10 +5,21 @@
 
 #include "wk/core/hd.hpp"
 
+// Out-of-line host/device functions: the streaming contexts' block step. Inlining an unrolled
+// compression at every update() call site multiplies code size and compile time for no gain in
+// the set-up kernels.
+#if defined(__CUDACC__)
+#define WK_HD_NOINLINE __host__ __device__ __noinline__
+#else
+#define WK_HD_NOINLINE inline
+#endif
+
 // Full unrolling in host and device compilers: the compression functions rely on it so that
 // message-word and constant indices are compile-time (registers on the GPU, no local memory).
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #define WK_HASH_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define WK_HASH_UNROLL  // host pass of a .cu file: the host copies are not hot
 #elif defined(__GNUC__) && !defined(__clang__)
 #define WK_HASH_UNROLL _Pragma("GCC unroll 128")
 #elif defined(__clang__)

@@ -75,11 +75,11 @@ struct Context {
     ++length;
     if ((length & 63) == 0) compress_block();
   }
-  WK_HD void compress_block() {
+  WK_HD_NOINLINE void compress_block() {
     compress(state, block);
     for (int i = 0; i < 16; ++i) block[i] = 0;
   }
-  WK_HD void update(const std::uint8_t* p, std::size_t n) {
+  WK_HD_NOINLINE void update(const std::uint8_t* p, std::size_t n) {
     // Whole words while the block position is word-aligned, bytes otherwise.
     while (n > 0) {
       const unsigned pos = unsigned(length & 63);
@@ -97,7 +97,7 @@ struct Context {
       }
     }
   }
-  WK_HD void final(std::uint8_t out[16]) {
+  WK_HD_NOINLINE void final(std::uint8_t out[16]) {
     const std::uint64_t bit_length = length * 8;
     update_byte(0x80);
     while ((length & 63) != 56) update_byte(0);

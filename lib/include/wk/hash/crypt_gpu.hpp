@@ -1,0 +1,82 @@
+#pragma once
+// The GPU crypt engine's lower level, for the benchmark and the GPU tests: a batch of jobs of one
+// method uploaded once, computed on the device by a chosen rung of the APOD ladder, read back.
+// CryptEngine (crypt.hpp) is the interface for everything else.
+//
+// The ladder (docs/apod/hash.md), md5crypt / sha256crypt / sha512crypt:
+//   reference       the host code ported unchanged: a byte-streaming hasher per round in local
+//                   memory, jobs in input order (init / loop / final launches)
+//   blocks_unsorted rounds assembled as whole message blocks in registers from per-password
+//                   templates (8 layouts, in global memory), register-resident state, unrolled
+//                   compression; jobs in input order (warps mix lengths)
+//   blocks_global   the same with jobs grouped by (password length, salt length), so warps share
+//                   the layout offsets and branch uniformly
+//   blocks_shared   the templates of short passwords in shared memory (default)
+// bcrypt:
+//   reference       S-boxes in thread-private local memory
+//   shared          S-boxes in shared memory, interleaved across the 8 threads of a block so
+//                   every lookup of a warp is bank-conflict-free (default)
+//   shared16        the same with 16 threads per block
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wk/hash/setting.hpp"
+
+namespace wk::hash::gpu {
+
+enum class Variant { reference, blocks_unsorted, blocks_global, blocks_shared, bcrypt_shared, bcrypt_shared16 };
+
+struct VariantInfo {
+  Variant variant;
+  const char* name;
+  const char* description;
+};
+
+// The rungs that apply to a method (md5crypt, sha256crypt, sha512crypt or bcrypt).
+std::span<const VariantInfo> variants(Method method);
+// The fastest rung measured (docs/apod/hash.md); the engine's choice.
+Variant default_variant(Method method);
+// A name from variants(method); throws wk::Error{usage} otherwise.
+Variant parse_variant(Method method, std::string_view name);
+const char* variant_name(Variant v) noexcept;
+
+// Jobs of one method, packed, uploaded and computed on the device. Every buffer that held password
+// bytes or values derived from them (host staging, device passwords, P/S sequences, templates,
+// round state) is wiped when the batch is destroyed.
+class DeviceBatch {
+ public:
+  // settings[i] must be parsed and of `method`; passwords[i] checked (check_password).
+  // Asynchronous on `stream` (uploads from pinned staging).
+  DeviceBatch(Method method, std::span<const Setting* const> settings, std::span<const std::string_view> passwords,
+              Variant variant, cudaStream_t stream);
+  ~DeviceBatch();
+  DeviceBatch(const DeviceBatch&) = delete;
+  DeviceBatch& operator=(const DeviceBatch&) = delete;
+
+  std::size_t size() const noexcept;
+  // Runs every launch (set-up, the round loop in bounded launches, final encoding). Asynchronous
+  // unless `progress` is given: then it synchronizes after each loop launch and reports the
+  // fraction of work done (0..1). May run again (the benchmark times repeats); the set-up
+  // re-reads the passwords, kept on the device until the batch is destroyed.
+  void run(cudaStream_t stream, const std::function<void(double)>& progress = {});
+  // Copies the results back (synchronizes `stream`); out[i] is the crypt string of job i.
+  void results(cudaStream_t stream, std::vector<std::string>& out);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs every method's known-answer pairs through DeviceBatch with `variant` (or each method's
+// default) and returns a description of the first mismatch, or an empty string.
+std::string self_check(cudaStream_t stream);
+
+}  // namespace wk::hash::gpu

@@ -1,0 +1,79 @@
+#pragma once
+// Plain interface between the host side of the GPU engine (device_batch.cpp) and the kernels
+// (md5crypt.cu, sha256crypt.cu, sha512crypt.cu, bcrypt.cu). No CUDA kernel code here.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace wk::hash::gpu::detail {
+
+inline constexpr int kOutStride = 96;  // bytes per job for the encoded hash characters (86 at most)
+
+// ---- md5crypt / sha256crypt / sha512crypt: one packed batch in device memory -----------------
+struct ShaBatch {
+  int n = 0;
+  const std::uint8_t* pw = nullptr;      // packed password bytes
+  const std::uint32_t* pw_off = nullptr; // offset of job g's password in pw (and in pseq)
+  const std::uint16_t* pl = nullptr;     // password lengths
+  const std::uint8_t* salt = nullptr;    // 16 bytes per job
+  const std::uint8_t* sl = nullptr;      // salt lengths
+  const std::uint32_t* rounds = nullptr; // round counts
+  std::uint32_t* state = nullptr;        // the digest C as stream words, word-major: state[k * n + g]
+  std::uint8_t* pseq = nullptr;          // sha-crypt: the P sequence (same offsets as pw); md5crypt: unused
+  std::uint8_t* sseq = nullptr;          // sha-crypt: the S sequence, 16 bytes per job; md5crypt: unused
+  char* out = nullptr;                   // kOutStride bytes per job
+};
+
+// A contiguous range of jobs computed by one kernel configuration.
+struct ShaRange {
+  int begin = 0, count = 0;
+  int nblk = 0;                     // blocks per round the block kernel handles; 0: reference rounds
+  int nw = 0;                       // template words per layout (0: no templates)
+  bool shared = false;              // templates staged in shared memory
+  std::uint32_t* tmpl = nullptr;    // 8 * nw * count words, word-major over the range's jobs
+};
+
+// A fast configuration: the block kernel for up to nblk blocks per round with nw template words.
+struct ShaConfig {
+  int nblk = 0, nw = 0;
+  bool shared_ok = false;  // small enough to stage in shared memory
+};
+
+struct ShaKernels {
+  int digest_bytes;
+  int hash_chars;
+  // The configurations compiled, smallest first; a job takes the first that fits it.
+  const ShaConfig* configs;
+  int config_count;
+  // Whether `config` fits a job with these lengths (every round of it).
+  bool (*fits)(const ShaConfig& config, int pl, int sl);
+  void (*setup)(const ShaBatch& b, const ShaRange& r, cudaStream_t stream);
+  void (*rounds)(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::uint32_t r1, cudaStream_t stream);
+  void (*final)(const ShaBatch& b, cudaStream_t stream);
+};
+
+const ShaKernels& md5crypt_kernels();
+const ShaKernels& sha256crypt_kernels();
+const ShaKernels& sha512crypt_kernels();
+
+// ---- bcrypt ---------------------------------------------------------------------------------
+inline constexpr int kBcryptKeySlot = 72;           // password bytes per job (bcrypt reads 72)
+inline constexpr int kBcryptStateWords = 18 + 18 + 1024;  // P, expanded key, S-boxes
+
+struct BcryptBatch {
+  int n = 0;
+  const std::uint8_t* pw = nullptr;      // kBcryptKeySlot bytes per job
+  const std::uint8_t* pl = nullptr;      // lengths, at most 72
+  const std::uint32_t* salt = nullptr;   // 4 words per job, word-major: salt[k * n + g]
+  const std::uint8_t* cost = nullptr;
+  const std::uint8_t* flags = nullptr;   // hd::bcrypt_flags
+  std::uint32_t* state = nullptr;        // kBcryptStateWords per job, word-major (between launches)
+  char* out = nullptr;                   // kOutStride bytes per job
+};
+
+enum class BcryptKernel { reference, shared8, shared16 };
+// Iterations [it0, it0 + count) of every job's 2^cost loop; it0 == 0 also runs the set-up, and a
+// job whose loop ends in this launch is finished and encoded.
+void bcrypt_launch(BcryptKernel kernel, const BcryptBatch& b, std::uint64_t it0, std::uint64_t count, cudaStream_t stream);
+
+}  // namespace wk::hash::gpu::detail

@@ -1,0 +1,390 @@
+// DeviceBatch: packs jobs of one method (grouped by kernel configuration and length), uploads
+// them from pinned staging, runs the set-up / round / final launches, reads the hashes back and
+// wipes every buffer that held password-derived bytes.
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <numeric>
+
+#include "crypt_launch.hpp"
+#include "wk/core/buffer.hpp"
+#include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
+#include "wk/hash/crypt_gpu.hpp"
+#include "wk/hash/hd/bcrypt.hpp"
+#include "wk/hash/hd/crypt_base64.hpp"
+
+namespace wk::hash::gpu {
+
+using namespace detail;
+
+namespace {
+
+constexpr std::array<VariantInfo, 4> kShaVariants{{
+    {Variant::reference, "reference", "host code ported: byte-streaming hasher per round, local memory, input order"},
+    {Variant::blocks_unsorted, "blocks_unsorted", "rounds as register blocks from global templates, input order"},
+    {Variant::blocks_global, "blocks_global", "register blocks, global templates, grouped by length"},
+    {Variant::blocks_shared, "blocks_shared", "register blocks, shared-memory templates, grouped by length"},
+}};
+constexpr std::array<VariantInfo, 3> kBcryptVariants{{
+    {Variant::reference, "reference", "S-boxes in thread-private local memory"},
+    {Variant::bcrypt_shared, "shared", "S-boxes in shared memory, 8 threads/block, conflict-free"},
+    {Variant::bcrypt_shared16, "shared16", "S-boxes in shared memory, 16 threads/block, conflict-free"},
+}};
+
+// Rounds per launch: each launch stays well under a second for a full batch (5000-round
+// sha512crypt on 2^19 passwords: about 0.6 s per 1000 rounds at the target rate).
+constexpr std::uint32_t kRoundsPerLaunch = 1000;
+
+const ShaKernels& kernels_for(Method m) {
+  switch (m) {
+    case Method::md5crypt: return md5crypt_kernels();
+    case Method::sha256crypt: return sha256crypt_kernels();
+    case Method::sha512crypt: return sha512crypt_kernels();
+    default: break;
+  }
+  throw Error(ErrorCategory::internal, "no round kernels for this method");
+}
+
+// Host staging for several device arrays in one pinned buffer (one allocation, wiped once).
+struct Staging {
+  std::vector<std::pair<std::size_t, std::size_t>> parts;  // offset, bytes
+  std::size_t total = 0;
+  std::size_t add(std::size_t bytes) {
+    total = (total + 15) & ~std::size_t(15);
+    parts.emplace_back(total, bytes);
+    total += bytes;
+    return parts.size() - 1;
+  }
+};
+
+template <class T>
+void upload(DeviceBuffer<T>& dst, const PinnedBuffer<std::uint8_t>& staging, const Staging& layout, std::size_t part,
+            cudaStream_t stream) {
+  const auto [off, bytes] = layout.parts[part];
+  dst = DeviceBuffer<T>(std::max<std::size_t>(1, bytes / sizeof(T)));
+  if (bytes) WK_CUDA_CHECK(cudaMemcpyAsync(dst.get(), staging.get() + off, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+template <class T>
+void wipe_device(DeviceBuffer<T>& d, cudaStream_t stream) {
+  if (d.get()) cudaMemsetAsync(d.get(), 0, d.bytes(), stream);
+}
+
+}  // namespace
+
+std::span<const VariantInfo> variants(Method method) {
+  if (method == Method::bcrypt) return kBcryptVariants;
+  return kShaVariants;
+}
+
+Variant default_variant(Method method) {
+  // Not yet measured on the H100 (docs/apod/hash.md): the rungs expected fastest.
+  return method == Method::bcrypt ? Variant::bcrypt_shared : Variant::blocks_shared;
+}
+
+const char* variant_name(Variant v) noexcept {
+  for (const auto& i : kShaVariants)
+    if (i.variant == v) return i.name;
+  for (const auto& i : kBcryptVariants)
+    if (i.variant == v) return i.name;
+  return "?";
+}
+
+Variant parse_variant(Method method, std::string_view name) {
+  std::string names;
+  for (const auto& v : variants(method)) {
+    if (name == v.name) return v.variant;
+    names += std::string(names.empty() ? "" : ", ") + v.name;
+  }
+  throw Error(ErrorCategory::usage,
+              std::string(method_name(method)) + ": unknown variant '" + std::string(name) + "' (known: " + names + ")");
+}
+
+struct DeviceBatch::Impl {
+  Method method = Method::other;
+  Variant variant = Variant::reference;
+  cudaStream_t stream = nullptr;
+  std::size_t n = 0;
+  std::vector<std::uint32_t> order;  // order[p] = input index of the job at packed position p
+  std::vector<std::string> prefix;   // by input index
+  int hash_chars = 0;
+  PinnedBuffer<std::uint8_t> staging;
+  PinnedBuffer<char> h_out;
+  DeviceBuffer<char> d_out;
+
+  // md5crypt / sha-crypt
+  DeviceBuffer<std::uint8_t> d_pw, d_salt, d_sl, d_pseq, d_sseq;
+  DeviceBuffer<std::uint32_t> d_pw_off, d_rounds, d_state, d_tmpl;
+  DeviceBuffer<std::uint16_t> d_pl;
+  std::vector<ShaRange> ranges;
+  std::vector<std::uint32_t> range_rounds;  // the largest round count in each range
+  ShaBatch sha;
+
+  // bcrypt
+  DeviceBuffer<std::uint8_t> d_bpw, d_bpl, d_cost, d_flags;
+  DeviceBuffer<std::uint32_t> d_bsalt, d_bstate;
+  BcryptBatch bc;
+  std::uint64_t max_iterations = 0;
+
+  void pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
+  void pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
+  void wipe() noexcept;
+};
+
+void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords) {
+  const ShaKernels& k = kernels_for(method);
+  hash_chars = k.hash_chars;
+  // Kernel configuration of each job: the first block configuration that fits, else reference.
+  std::vector<int> cfg(n, -1);
+  if (variant != Variant::reference)
+    for (std::size_t i = 0; i < n; ++i) {
+      const int pl = int(passwords[i].size()), sl = int(settings[i]->salt.size());
+      for (int c = 0; c < k.config_count; ++c)
+        if (k.fits(k.configs[c], pl, sl)) {
+          cfg[i] = c;
+          break;
+        }
+    }
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0u);
+  const bool grouped = variant == Variant::blocks_global || variant == Variant::blocks_shared;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (cfg[a] != cfg[b]) return cfg[a] < cfg[b];
+    if (!grouped) return false;
+    const auto ka = std::make_tuple(passwords[a].size(), settings[a]->salt.size(), settings[a]->rounds);
+    const auto kb = std::make_tuple(passwords[b].size(), settings[b]->salt.size(), settings[b]->rounds);
+    return ka < kb;
+  });
+
+  // Packed layout.
+  std::size_t pw_total = 0;
+  for (const auto& p : passwords) pw_total += p.size();
+  Staging lay;
+  const std::size_t p_pw = lay.add(pw_total), p_off = lay.add(4 * n), p_pl = lay.add(2 * n), p_salt = lay.add(16 * n),
+                    p_sl = lay.add(n), p_rounds = lay.add(4 * n);
+  staging = PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, lay.total));
+  std::uint8_t* h = staging.get();
+  auto* off = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_off].first);
+  auto* pl = reinterpret_cast<std::uint16_t*>(h + lay.parts[p_pl].first);
+  std::uint8_t* salt = h + lay.parts[p_salt].first;
+  std::uint8_t* sl = h + lay.parts[p_sl].first;
+  auto* rounds = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_rounds].first);
+  std::memset(salt, 0, 16 * n);
+  std::size_t pos = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint32_t i = order[p];
+    const std::string_view pw = passwords[i];
+    std::memcpy(h + lay.parts[p_pw].first + pos, pw.data(), pw.size());
+    off[p] = std::uint32_t(pos);
+    pl[p] = std::uint16_t(pw.size());
+    pos += pw.size();
+    const std::string& s = settings[i]->salt;
+    std::memcpy(salt + 16 * p, s.data(), s.size());
+    sl[p] = std::uint8_t(s.size());
+    rounds[p] = settings[i]->rounds;
+  }
+  // Ranges of equal configuration, each with its slice of the template buffer.
+  std::size_t tmpl_words = 0;
+  for (std::size_t p = 0; p < n;) {
+    std::size_t q = p;
+    while (q < n && cfg[order[q]] == cfg[order[p]]) ++q;
+    ShaRange r;
+    r.begin = int(p);
+    r.count = int(q - p);
+    const int c = cfg[order[p]];
+    if (c >= 0) {
+      r.nblk = k.configs[c].nblk;
+      r.nw = k.configs[c].nw;
+      r.shared = variant == Variant::blocks_shared && k.configs[c].shared_ok;
+    }
+    std::uint32_t max_r = 0;
+    for (std::size_t x = p; x < q; ++x) max_r = std::max(max_r, rounds[x]);
+    ranges.push_back(r);
+    range_rounds.push_back(max_r);
+    tmpl_words += std::size_t(8) * r.nw * r.count;
+    p = q;
+  }
+  upload(d_pw, staging, lay, p_pw, stream);
+  upload(d_pw_off, staging, lay, p_off, stream);
+  upload(d_pl, staging, lay, p_pl, stream);
+  upload(d_salt, staging, lay, p_salt, stream);
+  upload(d_sl, staging, lay, p_sl, stream);
+  upload(d_rounds, staging, lay, p_rounds, stream);
+  d_state = DeviceBuffer<std::uint32_t>(std::size_t(k.digest_bytes / 4) * n);
+  d_pseq = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total));
+  d_sseq = DeviceBuffer<std::uint8_t>(16 * n);
+  d_tmpl = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, tmpl_words));
+  std::size_t at = 0;
+  for (ShaRange& r : ranges) {
+    r.tmpl = d_tmpl.get() + at;
+    at += std::size_t(8) * r.nw * r.count;
+  }
+  sha.n = int(n);
+  sha.pw = d_pw.get();
+  sha.pw_off = d_pw_off.get();
+  sha.pl = d_pl.get();
+  sha.salt = d_salt.get();
+  sha.sl = d_sl.get();
+  sha.rounds = d_rounds.get();
+  sha.state = d_state.get();
+  sha.pseq = d_pseq.get();
+  sha.sseq = d_sseq.get();
+  sha.out = d_out.get();
+}
+
+void DeviceBatch::Impl::pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords) {
+  hash_chars = hd::kBcryptHashChars;
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0u);
+  // Equal costs side by side: a warp's threads then finish in the same launch.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return settings[a]->rounds < settings[b]->rounds; });
+  Staging lay;
+  const std::size_t p_pw = lay.add(kBcryptKeySlot * n), p_pl = lay.add(n), p_salt = lay.add(16 * n), p_cost = lay.add(n),
+                    p_flags = lay.add(n);
+  staging = PinnedBuffer<std::uint8_t>(lay.total);
+  std::uint8_t* h = staging.get();
+  std::memset(h, 0, lay.total);
+  auto* salt = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_salt].first);
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint32_t i = order[p];
+    const Setting& s = *settings[i];
+    // bcrypt reads at most 72 key bytes (the password cycled with its terminating zero), so the
+    // first 72 bytes are all it needs.
+    const std::size_t len = std::min<std::size_t>(passwords[i].size(), kBcryptKeySlot);
+    std::memcpy(h + lay.parts[p_pw].first + kBcryptKeySlot * p, passwords[i].data(), len);
+    h[lay.parts[p_pl].first + p] = std::uint8_t(len);
+    std::uint32_t words[4];
+    hd::bcrypt_salt_words(s.bcrypt_salt.data(), words);
+    for (int k = 0; k < 4; ++k) salt[k * n + p] = words[k];
+    h[lay.parts[p_cost].first + p] = std::uint8_t(s.rounds);
+    h[lay.parts[p_flags].first + p] = std::uint8_t(hd::bcrypt_flags(s.bcrypt_variant));
+    max_iterations = std::max(max_iterations, std::uint64_t(1) << s.rounds);
+  }
+  upload(d_bpw, staging, lay, p_pw, stream);
+  upload(d_bpl, staging, lay, p_pl, stream);
+  upload(d_bsalt, staging, lay, p_salt, stream);
+  upload(d_cost, staging, lay, p_cost, stream);
+  upload(d_flags, staging, lay, p_flags, stream);
+  bc.n = int(n);
+  bc.pw = d_bpw.get();
+  bc.pl = d_bpl.get();
+  bc.salt = d_bsalt.get();
+  bc.cost = d_cost.get();
+  bc.flags = d_flags.get();
+  bc.out = d_out.get();
+}
+
+void DeviceBatch::Impl::wipe() noexcept {
+  // Device buffers first (asynchronous on the batch's stream), then wait, then the host staging.
+  wipe_device(d_pw, stream);
+  wipe_device(d_pseq, stream);
+  wipe_device(d_sseq, stream);
+  wipe_device(d_tmpl, stream);
+  wipe_device(d_state, stream);
+  wipe_device(d_bpw, stream);
+  wipe_device(d_bstate, stream);
+  cudaStreamSynchronize(stream);
+  if (staging.get()) OPENSSL_cleanse(staging.get(), staging.bytes());
+}
+
+DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings, std::span<const std::string_view> passwords,
+                         Variant variant, cudaStream_t stream)
+    : impl_(std::make_unique<Impl>()) {
+  if (settings.size() != passwords.size()) throw Error(ErrorCategory::internal, "DeviceBatch: settings and passwords differ in count");
+  nvtx::Range r("pack", nvtx::Color::transfer, std::int64_t(settings.size()));
+  Impl& m = *impl_;
+  m.method = method;
+  m.variant = variant;
+  m.stream = stream;
+  m.n = settings.size();
+  bool known = false;
+  for (const auto& v : variants(method)) known |= v.variant == variant;
+  if (!known) throw Error(ErrorCategory::usage, std::string("variant ") + variant_name(variant) + " does not apply to " + method_name(method));
+  m.prefix.resize(m.n);
+  for (std::size_t i = 0; i < m.n; ++i) {
+    if (settings[i]->method != method) throw Error(ErrorCategory::internal, "DeviceBatch: mixed methods");
+    m.prefix[i] = settings[i]->prefix;
+  }
+  if (m.n == 0) return;
+  m.d_out = DeviceBuffer<char>(std::size_t(kOutStride) * m.n);
+  try {
+    if (method == Method::bcrypt) m.pack_bcrypt(settings, passwords);
+    else m.pack_sha(settings, passwords);
+  } catch (...) {
+    m.wipe();
+    throw;
+  }
+}
+
+DeviceBatch::~DeviceBatch() {
+  if (impl_) impl_->wipe();
+}
+
+std::size_t DeviceBatch::size() const noexcept { return impl_->n; }
+
+void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& progress) {
+  Impl& m = *impl_;
+  if (m.n == 0) return;
+  if (m.method == Method::bcrypt) {
+    // Iterations per launch: about 2^22 job-iterations (~0.3 s at the target rate), a power of two
+    // so that cost-c jobs end exactly at a launch boundary.
+    std::uint64_t chunk = 1;
+    while (chunk * 2 * m.n <= (std::uint64_t(1) << 22) && chunk < (std::uint64_t(1) << 31)) chunk *= 2;
+    const BcryptKernel kernel = m.variant == Variant::reference       ? BcryptKernel::reference
+                                : m.variant == Variant::bcrypt_shared16 ? BcryptKernel::shared16
+                                                                        : BcryptKernel::shared8;
+    if (chunk < m.max_iterations && !m.d_bstate.get()) {
+      m.d_bstate = DeviceBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n);
+      m.bc.state = m.d_bstate.get();
+    }
+    for (std::uint64_t it0 = 0; it0 < m.max_iterations; it0 += chunk) {
+      nvtx::Range r("bcrypt loop", nvtx::Color::compute, std::int64_t(it0));
+      bcrypt_launch(kernel, m.bc, it0, chunk, stream);
+      if (progress) {
+        WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        progress(double(std::min(it0 + chunk, m.max_iterations)) / double(m.max_iterations));
+      }
+    }
+    return;
+  }
+  const ShaKernels& k = kernels_for(m.method);
+  {
+    nvtx::Range r("setup", nvtx::Color::compute);
+    for (const ShaRange& range : m.ranges) k.setup(m.sha, range, stream);
+  }
+  const std::uint32_t max_rounds = *std::max_element(m.range_rounds.begin(), m.range_rounds.end());
+  for (std::uint32_t r0 = 0; r0 < max_rounds; r0 += kRoundsPerLaunch) {
+    nvtx::Range r("rounds", nvtx::Color::compute, std::int64_t(r0));
+    const std::uint32_t r1 = r0 + std::min(kRoundsPerLaunch, max_rounds - r0);
+    for (std::size_t i = 0; i < m.ranges.size(); ++i)
+      if (r0 < m.range_rounds[i]) k.rounds(m.sha, m.ranges[i], r0, r1, stream);
+    if (progress) {
+      WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+      progress(double(r1) / double(max_rounds));
+    }
+  }
+  nvtx::Range r("final", nvtx::Color::compute);
+  k.final(m.sha, stream);
+}
+
+void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
+  Impl& m = *impl_;
+  out.assign(m.n, {});
+  if (m.n == 0) return;
+  nvtx::Range r("d2h", nvtx::Color::transfer);
+  if (!m.h_out.get()) m.h_out = PinnedBuffer<char>(std::size_t(kOutStride) * m.n);
+  WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
+  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t p = 0; p < m.n; ++p) {
+    const std::uint32_t i = m.order[p];
+    out[i].reserve(m.prefix[i].size() + m.hash_chars);
+    out[i] = m.prefix[i];
+    out[i].append(m.h_out.get() + p * kOutStride, m.hash_chars);
+  }
+}
+
+}  // namespace wk::hash::gpu

@@ -1,0 +1,114 @@
+// The GPU side of CryptEngine: jobs grouped by method, computed in DeviceBatches of a size that
+// keeps the device busy, after every format's known-answer self-check passed at start-up.
+#include "gpu_runner.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "wk/core/buffer.hpp"
+#include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
+#include "wk/hash/crypt_gpu.hpp"
+
+namespace wk::hash::gpu {
+
+namespace {
+
+// Known-answer pairs, computed with libxcrypt 4.4.33's crypt_rn (and checked against it again by
+// tests/hash/test_crypt_host.cpp). They cover each format's short-password kernel, a long-password
+// kernel (two or three blocks per round, or the reference rounds) and bcrypt's $2a$ quirk.
+struct KnownAnswer {
+  const char* setting;
+  const char* password;
+  const char* expected;
+};
+constexpr std::array<KnownAnswer, 8> kKnownAnswers{{
+    {"$1$kq2XJbFc", "warpkit self-check", "$1$kq2XJbFc$eG00QsM1tnLHcdqIxLaqb/"},
+    {"$1$kq2XJbFc", "a passphrase long enough for the two-block md5crypt kernel, 60b",
+     "$1$kq2XJbFc$BiLc7JW4J5Lg3qJuVwCWl0"},
+    {"$5$Zg1hQy9cO3pWbN7E", "warpkit self-check", "$5$Zg1hQy9cO3pWbN7E$C2ZEgaL1HJUhlL8e2YbfMJsfJJdfzpCX5MozbyxV/4A"},
+    {"$5$rounds=1000$Zg1hQy9cO3pWbN7E", "a passphrase long enough for the three-block sha256crypt kernel",
+     "$5$rounds=1000$Zg1hQy9cO3pWbN7E$8/ugkOKDU6vflqMq.FdQQkCZMYJesceR6jRYmYP77x6"},
+    {"$6$Xc8vTe2LqR5uJm0A", "warpkit self-check",
+     "$6$Xc8vTe2LqR5uJm0A$baLN..SFZLjyAtz7qyxaTVW/.ogA6FjuaK6YK8GxIBgjArm/bAPkIFrxWb6EgLmMpZ7FLnNPlbME6Bk9qaA5n1"},
+    {"$6$rounds=1000$Xc8vTe2LqR5uJm0A",
+     "a passphrase long enough for the two-block sha512crypt kernel, well past 64 bytes of it",
+     "$6$rounds=1000$Xc8vTe2LqR5uJm0A$JTQOooEYKYnUquQSOeBxFzqikk5Ml5yJGp9Cy/0tmKcdj73YQMvyfxG3qf.Dfjg9A9zMhsKjmz.MYXS7fxpaV."},
+    {"$2b$05$CCCCCCCCCCCCCCCCCCCCC.", "warpkit self-check", "$2b$05$CCCCCCCCCCCCCCCCCCCCC.kA9vTbEhXSYbRLhJozzYH1Yc6BQV/B."},
+    {"$2a$04$abcdefghijklmnopqrstuu", "\xff\xff\xa3 8-bit", "$2a$04$abcdefghijklmnopqrstuuNWJJxgBBs98/h3idVB.51wdkHgzu.HW"},
+}};
+
+// Jobs per DeviceBatch: enough to fill the GPU for a while, bounded in memory (md5crypt is ~70x
+// faster per hash than sha512crypt, so its batches are larger).
+std::size_t batch_size(Method m) {
+  switch (m) {
+    case Method::md5crypt: return std::size_t(1) << 21;
+    case Method::bcrypt: return std::size_t(1) << 16;
+    default: return std::size_t(1) << 19;
+  }
+}
+
+}  // namespace
+
+std::string self_check(cudaStream_t stream) {
+  for (const KnownAnswer& k : kKnownAnswers) {
+    const SettingParse p = parse_setting(k.setting);
+    if (!p.setting) return std::string("known-answer setting rejected: ") + k.setting;
+    const Setting* s = &*p.setting;
+    const std::string_view pw = k.password;
+    DeviceBatch batch(s->method, std::span<const Setting* const>(&s, 1), std::span<const std::string_view>(&pw, 1),
+                      default_variant(s->method), stream);
+    batch.run(stream);
+    std::vector<std::string> out;
+    batch.results(stream, out);
+    if (out.size() != 1 || out[0] != k.expected)
+      return std::string(method_name(s->method)) + " (" + k.setting + "): the device computed " +
+             (out.empty() ? std::string("nothing") : out[0]) + ", expected " + k.expected;
+  }
+  return {};
+}
+
+struct Runner::Impl {
+  Stream stream;
+};
+
+Runner::Runner() : impl_(std::make_unique<Impl>()) {
+  const std::string mismatch = self_check(impl_->stream);
+  if (!mismatch.empty())
+    throw Error(ErrorCategory::internal, "GPU known-answer self-check failed, refusing to hash on this device: " + mismatch);
+}
+
+Runner::~Runner() = default;
+
+void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
+                 const std::function<void(std::size_t)>& progress) {
+  for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (jobs[i].setting->method == m) idx.push_back(i);
+    const std::size_t per_batch = batch_size(m);
+    for (std::size_t begin = 0; begin < idx.size(); begin += per_batch) {
+      const std::size_t end = std::min(idx.size(), begin + per_batch);
+      std::vector<const Setting*> settings;
+      std::vector<std::string_view> passwords;
+      for (std::size_t k = begin; k < end; ++k) {
+        settings.push_back(jobs[idx[k]].setting);
+        passwords.push_back(jobs[idx[k]].password);
+      }
+      nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
+      DeviceBatch batch(m, settings, passwords, default_variant(m), impl_->stream);
+      std::size_t reported = 0;
+      batch.run(impl_->stream, [&](double fraction) {
+        const std::size_t now = std::size_t(fraction * double(end - begin));
+        if (progress && now > reported) progress(now - reported);
+        reported = std::max(reported, now);
+      });
+      std::vector<std::string> hashes;
+      batch.results(impl_->stream, hashes);
+      for (std::size_t k = begin; k < end; ++k) out[idx[k]] = std::move(hashes[k - begin]);
+      if (progress && end - begin > reported) progress(end - begin - reported);
+    }
+  }
+}
+
+}  // namespace wk::hash::gpu

@@ -1,0 +1,225 @@
+// The GPU crypt engine against libxcrypt: every rung of every format on random vectors (every
+// boundary length up to 511 bytes, over-long salts, custom and default rounds, round loops split
+// across launches, bcrypt variants and costs up to 12 with state carried between launches), the
+// engine as a whole (mixed methods, bad lines) and wk-hash --device gpu.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hash_test_util.hpp"
+#include "test_support.hpp"
+#include "wk/core/buffer.hpp"
+#include "wk/hash/crypt.hpp"
+#include "wk/hash/crypt_gpu.hpp"
+#include "wk/hash/setting.hpp"
+
+using namespace wk;
+using namespace wk::hash;
+using namespace wk::hash::test;
+
+namespace {
+
+struct Vec {
+  std::string setting, password;
+};
+
+// libxcrypt's answers on all cores.
+std::vector<std::string> reference(const std::vector<Vec>& v) {
+  std::vector<std::string> out(v.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < v.size();) out[i] = crypt_libxcrypt(v[i].setting, v[i].password).value_or("<rejected>");
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+// One DeviceBatch of all vectors (they must share a method) with the given rung.
+std::vector<std::string> on_gpu(Method m, const std::vector<Vec>& v, gpu::Variant variant) {
+  std::vector<Setting> settings;
+  for (const Vec& x : v) settings.push_back(*parse_setting(x.setting).setting);
+  std::vector<const Setting*> ptrs;
+  std::vector<std::string_view> pws;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    ptrs.push_back(&settings[i]);
+    pws.push_back(v[i].password);
+  }
+  Stream stream;
+  gpu::DeviceBatch batch(m, ptrs, pws, variant, stream);
+  double last = -1;
+  bool monotonic = true;
+  batch.run(stream, [&](double f) {
+    monotonic &= f >= last && f <= 1.0;
+    last = f;
+  });
+  CHECK(monotonic);
+  std::vector<std::string> out;
+  batch.results(stream, out);
+  return out;
+}
+
+int mismatches(const std::vector<Vec>& v, const std::vector<std::string>& got, const std::vector<std::string>& want) {
+  int bad = 0;
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (got[i] != want[i] && ++bad <= 5)
+      UNSCOPED_INFO("setting " << v[i].setting << " password length " << v[i].password.size() << "\n  libxcrypt " << want[i]
+                               << "\n  gpu       " << got[i]);
+  return bad;
+}
+
+std::vector<Vec> sha_vectors(const std::string& tag, int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<Vec> v;
+  const int max_salt = tag == "$1$" ? 12 : 21;  // over-long salts are truncated (8 / 16)
+  for (int len : kBoundaryLengths)
+    for (int sl : {0, 1, 8, 16})
+      v.push_back({tag + (tag == "$1$" ? "" : "rounds=1000$") + random_salt(rng, sl), random_password(rng, len)});
+  while (int(v.size()) < count) {
+    std::string setting = tag;
+    if (tag != "$1$") {
+      const int r = int(rng() % 20);
+      if (r < 15) setting += "rounds=" + std::to_string(1000 + rng() % 100) + "$";
+      else if (r < 18) setting += "rounds=" + std::to_string(2000 + rng() % 600) + "$";  // crosses launches
+      else if (r == 18) setting += "rounds=5000$";
+      // r == 19: the default 5000 rounds, no rounds= in the setting
+    }
+    setting += random_salt(rng, int(rng() % (max_salt + 1)));
+    v.push_back({setting, random_password(rng, random_length(rng))});
+  }
+  return v;
+}
+
+void check_sha(Method m, const std::string& tag, unsigned seed) {
+  const std::vector<Vec> v = sha_vectors(tag, 1500, seed);
+  const std::vector<std::string> want = reference(v);
+  for (const gpu::VariantInfo& info : gpu::variants(m)) {
+    CAPTURE(info.name);
+    CHECK(mismatches(v, on_gpu(m, v, info.variant), want) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU known-answer self-check passes", "[gpu][hash]") {
+  Stream stream;
+  CHECK(gpu::self_check(stream) == "");
+}
+
+TEST_CASE("GPU md5crypt equals libxcrypt, every rung", "[gpu][hash]") { check_sha(Method::md5crypt, "$1$", 11); }
+TEST_CASE("GPU sha256crypt equals libxcrypt, every rung", "[gpu][hash]") { check_sha(Method::sha256crypt, "$5$", 12); }
+TEST_CASE("GPU sha512crypt equals libxcrypt, every rung", "[gpu][hash]") { check_sha(Method::sha512crypt, "$6$", 13); }
+
+TEST_CASE("GPU bcrypt equals libxcrypt, every rung, costs 4..12 in one batch", "[gpu][hash]") {
+  std::mt19937 rng(14);
+  std::vector<Vec> v;
+  const char variants[] = {'a', 'b', 'x', 'y'};
+  for (int len : kBoundaryLengths)
+    for (char var : variants)
+      v.push_back({std::string("$2") + var + "$04$" + random_bcrypt_salt(rng), random_password(rng, len, rng() % 2 == 0)});
+  // Cost 12 (4096 iterations) in a batch of this size takes several launches: the state of those
+  // jobs is carried in global memory between them while the cheap jobs have long finished.
+  for (int i = 0; i < 6; ++i)
+    v.push_back({std::string("$2") + variants[i % 4] + "$12$" + random_bcrypt_salt(rng), random_password(rng, 8 + i * 13)});
+  while (v.size() < 1100) {
+    const int cost = rng() % 20 == 0 ? 5 + int(rng() % 2) : 4;
+    char head[8];
+    std::snprintf(head, sizeof head, "$2%c$%02d$", variants[rng() % 4], cost);
+    int len = random_length(rng);
+    if (rng() % 4 == 0) len = 68 + int(rng() % 8);
+    v.push_back({head + random_bcrypt_salt(rng), random_password(rng, len, rng() % 2 == 0)});
+  }
+  const std::vector<std::string> want = reference(v);
+  for (const gpu::VariantInfo& info : gpu::variants(Method::bcrypt)) {
+    CAPTURE(info.name);
+    CHECK(mismatches(v, on_gpu(Method::bcrypt, v, info.variant), want) == 0);
+  }
+}
+
+TEST_CASE("GPU CryptEngine equals the CPU engine on mixed methods and bad jobs", "[gpu][hash]") {
+  std::mt19937 rng(15);
+  std::vector<Vec> v = {
+      {"$y$j9T$abcdefgh", "yescrypt on the CPU"}, {"ab", "descrypt"}, {"$6$rounds=999$x", "rejected setting"},
+      {"$2b$03$abcdefghijklmnopqrstuu", "rejected cost"}, {"$6$x", std::string(512, 'a')}, {"$1$x", std::string("a\0b", 3)},
+  };
+  const char* tags[] = {"$1$", "$5$rounds=1000$", "$6$rounds=1000$", "$2b$04$"};
+  for (int i = 0; i < 400; ++i) {
+    const std::string tag = tags[i % 4];
+    const std::string salt = tag == "$2b$04$" ? random_bcrypt_salt(rng) : random_salt(rng, int(rng() % 17));
+    v.push_back({tag + salt, random_password(rng, random_length(rng))});
+  }
+  std::vector<CryptJob> jobs;
+  for (const Vec& x : v) jobs.push_back({x.setting, x.password});
+  std::vector<CryptOutcome> gpu_out(jobs.size()), cpu_out(jobs.size());
+  CryptEngine gpu_engine(Backend::gpu), cpu_engine(Backend::cpu);
+  std::size_t last = 0;
+  bool monotonic = true;
+  gpu_engine.crypt(jobs, gpu_out, [&](std::size_t done) {
+    monotonic &= done >= last && done <= jobs.size();
+    last = done;
+  });
+  CHECK(monotonic);
+  CHECK(last == jobs.size());
+  cpu_engine.crypt(jobs, cpu_out);
+  int bad = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    bad += gpu_out[i].hash != cpu_out[i].hash || gpu_out[i].ok() != cpu_out[i].ok();
+    if (cpu_out[i].ok()) bad += cpu_out[i].hash != crypt_libxcrypt(v[i].setting, v[i].password).value_or("");
+  }
+  CHECK(bad == 0);
+  for (int i = 2; i < 6; ++i) CHECK_FALSE(gpu_out[i].ok());
+  CHECK(gpu_out[0].ok());
+  CHECK(gpu_out[1].ok());
+}
+
+TEST_CASE("wk-hash --device gpu equals --device cpu (crypt, verify, hash)", "[gpu][hash][cli]") {
+  namespace wt = wk::test;
+  using wt::run;
+  using wt::sh_quote;
+  wt::TempDir dir;
+  std::mt19937 rng(16);
+  std::string input;
+  const char* tags[] = {"$1$", "$5$", "$6$rounds=1200$", "$2y$05$", "$y$j9T$"};
+  for (int i = 0; i < 200; ++i) {
+    const std::string tag = tags[i % 5];
+    const std::string salt = tag == "$2y$05$" ? random_bcrypt_salt(rng) : random_salt(rng, 8 + int(rng() % 9));
+    input += tag + salt + "\t" + random_password(rng, int(rng() % 70), true) + "\n";
+  }
+  input += "bad line without tab\n";
+  wt::write_bytes(dir / "in.tsv", input);
+  const std::string exe = sh_quote(WK_HASH_EXE);
+  const auto in = sh_quote((dir / "in.tsv").string());
+  const auto g = run(exe + " crypt -q --device gpu -i " + in + " -o " + sh_quote((dir / "gpu.txt").string()));
+  const auto c = run(exe + " crypt -q --device cpu -i " + in + " -o " + sh_quote((dir / "cpu.txt").string()));
+  CHECK(g.exit_code == 1);
+  CHECK(c.exit_code == 1);
+  CHECK(wt::read_bytes(dir / "gpu.txt") == wt::read_bytes(dir / "cpu.txt"));
+  CHECK(wt::read_bytes(dir / "gpu.txt").size() > 200 * 20);
+
+  wt::write_bytes(dir / "pw.txt", "alpha\nbeta\r\n\ngamma delta");
+  const auto h = run(exe + " hash -q --device gpu --method sha512crypt -i " + sh_quote((dir / "pw.txt").string()) + " -o " +
+                     sh_quote((dir / "h.txt").string()));
+  CHECK(h.exit_code == 0);
+  const std::string hashes = wt::read_bytes(dir / "h.txt");
+  const std::vector<std::string> pws = {"alpha", "beta", "", "gamma delta"};
+  std::string pairs;
+  std::size_t pos = 0;
+  for (const std::string& pw : pws) {
+    const std::size_t nl = hashes.find('\n', pos);
+    REQUIRE(nl != std::string::npos);
+    const std::string line = hashes.substr(pos, nl - pos);
+    CHECK(crypt_libxcrypt(line, pw).value_or("") == line);
+    pairs += line + "\t" + pw + "\n";
+    pos = nl + 1;
+  }
+  wt::write_bytes(dir / "pairs.tsv", pairs);
+  const auto ver = run(exe + " verify -q --device gpu -i " + sh_quote((dir / "pairs.tsv").string()));
+  CHECK(ver.exit_code == 0);
+  CHECK(ver.output == "line 1: OK\nline 2: OK\nline 3: OK\nline 4: OK\n");
+}
