@@ -17,6 +17,7 @@ int bench_sobel(const Options& options);
 int bench_laplacian(const Options& options);
 int bench_sharpen(const Options& options);
 int bench_idea(const Options& options);
+int bench_hash(const Options& options);
 
 #if defined(WK_HAVE_NPP)
 // NPP peers (npp_peers.cpp), only when NPP was found at configure time.

@@ -25,6 +25,7 @@ constexpr BenchEntry kBenches[] = {
     {"laplacian", "|Laplacian| 3x3 (8-bit gray)", wk::bench::bench_laplacian},
     {"sharpen", "unsharp mask with a 5x5 Gaussian (8-bit gray)", wk::bench::bench_sharpen},
     {"idea", "IDEA encryption (crypt, book ch. 10): host->host via GPU, kernel, copies, CPU; --size WxH = W*H 8-byte blocks", wk::bench::bench_idea},
+    {"hash", "crypt(3): md5crypt, sha256crypt, sha512crypt, bcrypt per password class vs libxcrypt and hashcat; --size ignored", wk::bench::bench_hash},
 };
 
 }  // namespace

@@ -1,0 +1,277 @@
+// wk-bench hash: crypt(3) throughput per format and password class, every rung with --ladder,
+// against libxcrypt on all cores (measured in the same run) and hashcat's published figures for
+// the H100 (issue 5), plus file-to-file throughput of wk-hash itself.
+//
+// Classes (the number of hash blocks per round depends on password and salt length):
+//   S     7-byte passwords, 8-character salts (hashcat's own benchmark setting)
+//   R     12-byte passwords, 16-character salts (8 for md5crypt)
+//   long  passphrases of 33..64 bytes (random lengths), salts as in R
+// sha-crypt at the default 5000 rounds, md5crypt 1000, bcrypt cost 5 ($2b$).
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "benches.hpp"
+#include "wk/core/buffer.hpp"
+#include "wk/core/error.hpp"
+#include "wk/hash/crypt.hpp"
+#include "wk/hash/crypt_gpu.hpp"
+#include "wk/hash/setting.hpp"
+
+namespace wk::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using hash::Method;
+
+struct ClassSpec {
+  const char* name;
+  int pw_min, pw_max;  // password bytes
+  int salt_sha, salt_md5;
+};
+constexpr ClassSpec kClasses[] = {{"S", 7, 7, 8, 8}, {"R", 12, 12, 16, 8}, {"long", 33, 64, 16, 8}};
+
+struct FormatSpec {
+  Method method;
+  std::size_t jobs;          // per timed batch: ~50-100 ms at the target rate on the H100
+  double hashcat_s_khs;      // hashcat 6.2.6 on the H100, class S (optimized kernels) [issue 5]
+  double hashcat_r_khs;      // hashcat 6.2.6, class R (pure kernels)
+  double target_s_khs, target_r_khs;
+  std::size_t file_jobs;     // lines for the file-to-file run (~1 s of kernel time at the target)
+};
+constexpr FormatSpec kFormats[] = {
+    {Method::sha512crypt, 65536, 864, 461, 900, 850, std::size_t(1) << 20},
+    {Method::sha256crypt, 131072, 1510, 775, 2000, 1100, std::size_t(1) << 21},
+    {Method::md5crypt, std::size_t(1) << 22, 58000, 5960, 70000, 65000, std::size_t(1) << 22},
+    {Method::bcrypt, 32768, 345.6, 380.5, 420, 420, std::size_t(1) << 19},
+};
+
+std::string random_text(std::mt19937& rng, int n, bool salt_alphabet) {
+  static const char* crypt64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::string s(n, 'a');
+  for (char& c : s) c = salt_alphabet ? crypt64[rng() % 64] : char(0x21 + rng() % 94);
+  return s;
+}
+
+std::string setting_for(Method m, const ClassSpec& c, std::mt19937& rng) {
+  switch (m) {
+    case Method::md5crypt: return "$1$" + random_text(rng, c.salt_md5, true);
+    case Method::sha256crypt: return "$5$" + random_text(rng, c.salt_sha, true);
+    case Method::sha512crypt: return "$6$" + random_text(rng, c.salt_sha, true);
+    case Method::bcrypt: return "$2b$05$" + random_text(rng, 22, true);  // same 64 characters as bcrypt's alphabet
+    default: break;
+  }
+  return {};
+}
+
+struct Jobs {
+  std::vector<std::string> settings, passwords;
+};
+Jobs make_jobs(Method m, const ClassSpec& c, std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  Jobs j;
+  j.settings.reserve(n);
+  j.passwords.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    j.settings.push_back(setting_for(m, c, rng));
+    j.passwords.push_back(random_text(rng, c.pw_min + int(rng() % (c.pw_max - c.pw_min + 1)), false));
+  }
+  return j;
+}
+
+// libxcrypt's crypt_rn on every core for about `seconds`: hashes done and seconds taken.
+std::pair<std::size_t, double> libxcrypt_run(const Jobs& jobs, double seconds) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  const auto t0 = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::size_t i = next.fetch_add(1) % jobs.settings.size();
+      (void)hash::crypt_libxcrypt(jobs.settings[i], jobs.passwords[i]);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& t : pool) t.join();
+  return {next.load(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+struct HashRow {
+  std::string format, cls, rung, note;
+  std::size_t jobs = 0;
+  double ms = 0, khs = 0, hashcat = 0, target = 0, cpu = 0;
+};
+
+void print_rows(const std::vector<HashRow>& rows) {
+  fmt::print("{:<12} {:<5} {:<26} {:>9} {:>10} {:>12} {:>9} {:>9} {:>10}\n", "format", "class", "rung", "jobs", "ms",
+             "kH/s", "x hashcat", "x target", "x libxcrypt");
+  for (const HashRow& r : rows) {
+    auto ratio = [](double a, double b) { return a > 0 && b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+    const std::string rung = r.note.empty() ? r.rung : r.rung + " (" + r.note + ")";
+    fmt::print("{:<12} {:<5} {:<26} {:>9} {:>10.2f} {:>12.1f} {:>9} {:>9} {:>10}\n", r.format, r.cls, rung, r.jobs, r.ms,
+               r.khs, ratio(r.khs, r.hashcat), ratio(r.khs, r.target), ratio(r.khs, r.cpu));
+  }
+}
+
+// Checks a sample of the batch's results against libxcrypt before its time counts.
+void check_sample(const Jobs& jobs, const std::vector<std::string>& got, const std::string& what) {
+  const std::size_t step = std::max<std::size_t>(1, jobs.settings.size() / 16);
+  for (std::size_t i = 0; i < jobs.settings.size(); i += step) {
+    const auto want = hash::crypt_libxcrypt(jobs.settings[i], jobs.passwords[i]);
+    if (!want || got[i] != *want)
+      throw Error(ErrorCategory::internal, what + ": the GPU result differs from libxcrypt; not timing a wrong kernel");
+  }
+}
+
+// wk-hash next to this executable (both are built into, and installed to, the same folder).
+fs::path wk_hash_exe() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : self.parent_path() / "wk-hash";
+}
+
+}  // namespace
+
+int bench_hash(const Options& o) {
+  const BackendSelection sel = select_backend(parse_device_choice(o.device));
+  const bool gpu = sel.backend == Backend::gpu;
+  const int repeats = std::max(1, std::min(o.repeats, 5));
+  fmt::print("wk-bench hash: crypt(3) throughput, {}, {}, CPU threads {}, median of {}\n", describe_device(sel.gpu), today(),
+             std::max(1u, std::thread::hardware_concurrency()), repeats);
+  fmt::print("classes: S = 7-byte passwords, 8-char salts; R = 12-byte passwords, 16-char salts (8 for md5crypt);\n"
+             "long = 33..64-byte passphrases; sha-crypt 5000 rounds, md5crypt 1000, bcrypt $2b$ cost 5.\n"
+             "x hashcat: hashcat 6.2.6 on the H100 (S: optimized kernels, R and long: pure kernels); x target: issue 5.\n\n");
+  if (!gpu && !sel.notice.empty()) fmt::print(stderr, "wk-bench: {}\n", sel.notice);
+
+  std::vector<HashRow> rows;
+  std::optional<Stream> stream_holder;
+  if (gpu) stream_holder.emplace();
+  for (const FormatSpec& f : kFormats) {
+    const char* fname = hash::method_name(f.method);
+    for (const ClassSpec& c : kClasses) {
+      const bool is_s = std::string(c.name) == "S";
+      const double hashcat = is_s ? f.hashcat_s_khs : f.hashcat_r_khs;
+      const double target = is_s ? f.target_s_khs : f.target_r_khs;
+      // libxcrypt on all cores, in this run.
+      const Jobs cpu_jobs = make_jobs(f.method, c, 4096, 7);
+      HashRow cpu;
+      cpu.format = fname;
+      cpu.cls = c.name;
+      cpu.rung = "libxcrypt, all cores";
+      const auto [done, secs] = libxcrypt_run(cpu_jobs, 1.0);
+      cpu.jobs = done;
+      cpu.ms = secs * 1e3;
+      cpu.khs = double(done) / secs / 1e3;
+      cpu.note = "cpu";
+      cpu.hashcat = hashcat;
+      cpu.target = target;
+      cpu.cpu = cpu.khs;
+      rows.push_back(cpu);
+      if (!gpu) continue;
+
+      const Jobs jobs = make_jobs(f.method, c, f.jobs, 11);
+      std::vector<hash::Setting> parsed;
+      parsed.reserve(jobs.settings.size());
+      for (const auto& s : jobs.settings) parsed.push_back(*hash::parse_setting(s).setting);
+      for (const hash::gpu::VariantInfo& v : hash::gpu::variants(f.method)) {
+        const bool is_default = v.variant == hash::gpu::default_variant(f.method);
+        if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
+        // The reference rungs are an order of magnitude slower: a smaller batch still fills the GPU.
+        const std::size_t n = v.variant == hash::gpu::Variant::reference ? std::max<std::size_t>(f.jobs / 16, 8192) : f.jobs;
+        std::vector<const hash::Setting*> ptrs;
+        std::vector<std::string_view> pws;
+        for (std::size_t i = 0; i < n; ++i) {
+          ptrs.push_back(&parsed[i]);
+          pws.push_back(jobs.passwords[i]);
+        }
+        const cudaStream_t stream = *stream_holder;
+        hash::gpu::DeviceBatch batch(f.method, ptrs, pws, v.variant, stream);
+        batch.run(stream);
+        std::vector<std::string> out;
+        batch.results(stream, out);
+        Jobs sample{{jobs.settings.begin(), jobs.settings.begin() + n}, {jobs.passwords.begin(), jobs.passwords.begin() + n}};
+        check_sample(sample, out, std::string(fname) + " " + v.name);
+        const double ms = time_gpu_ms(stream, repeats, [&] { batch.run(stream); });
+        HashRow r;
+        r.format = fname;
+        r.cls = c.name;
+        r.rung = v.name;
+        r.note = is_default ? "default" : "";
+        r.jobs = n;
+        r.ms = ms;
+        r.khs = double(n) / ms;  // jobs per ms = kH/s
+        r.hashcat = hashcat;
+        r.target = target;
+        r.cpu = cpu.khs;
+        rows.push_back(r);
+      }
+    }
+  }
+
+  // File to file: wk-hash hash on a class-S password file, wall time of the whole process
+  // (start-up, CUDA context and self-check included), against the default rung's kernel rate.
+  if (gpu) {
+    const fs::path exe = wk_hash_exe();
+    if (exe.empty() || !fs::exists(exe)) {
+      fmt::print("(wk-hash not found next to wk-bench: no file-to-file rows)\n");
+    } else {
+      const fs::path dir = fs::temp_directory_path() / fmt::format("wk-bench-hash-{}", ::getpid());
+      fs::create_directories(dir);
+      for (const FormatSpec& f : kFormats) {
+        if (!o.variant.empty()) break;
+        const char* fname = hash::method_name(f.method);
+        const Jobs jobs = make_jobs(f.method, kClasses[0], f.file_jobs, 13);
+        {
+          std::string text;
+          text.reserve(f.file_jobs * 8);
+          for (const auto& p : jobs.passwords) text += p + "\n";
+          FILE* fp = std::fopen((dir / "in.txt").c_str(), "wb");
+          if (!fp) throw Error(ErrorCategory::io, (dir / "in.txt").string() + ": cannot write");
+          std::fwrite(text.data(), 1, text.size(), fp);
+          std::fclose(fp);
+        }
+        const std::string cmd = fmt::format("'{}' hash -q --device gpu --method {} -i '{}' -o '{}'", exe.string(), fname,
+                                            (dir / "in.txt").string(), (dir / "out.txt").string());
+        const auto t0 = std::chrono::steady_clock::now();
+        const int rc = std::system(cmd.c_str());
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        HashRow r;
+        r.format = fname;
+        r.cls = "S";
+        r.rung = "file-to-file wk-hash hash";
+        r.jobs = f.file_jobs;
+        r.ms = s * 1e3;
+        r.khs = rc == 0 ? double(f.file_jobs) / s / 1e3 : 0;
+        r.note = rc == 0 ? "" : "FAILED";
+        r.hashcat = f.hashcat_s_khs;
+        r.target = f.target_s_khs;
+        for (const HashRow& k : rows)
+          if (k.format == fname && k.cls == "S" && k.note == "cpu") r.cpu = k.khs;
+        for (const HashRow& k : rows)
+          if (k.format == fname && k.cls == "S" && k.note == "default" && k.khs > 0)
+            r.note += fmt::format("{}{:.0f}% of kernel", r.note.empty() ? "" : ", ", 100.0 * r.khs / k.khs);
+        rows.push_back(r);
+      }
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
+  print_rows(rows);
+  return 0;
+}
+
+}  // namespace wk::bench
