@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -61,6 +62,10 @@ class DeviceBatch {
   DeviceBatch& operator=(const DeviceBatch&) = delete;
 
   std::size_t size() const noexcept;
+  // Work per launch: sha-crypt / md5crypt rounds (default 1000), bcrypt iterations (default 0:
+  // about 2^22 password-iterations per launch). Tests set small values to cross many launch
+  // boundaries, where the round state is carried in global memory.
+  void set_launch_limits(std::uint32_t rounds_per_launch, std::uint64_t bcrypt_iterations_per_launch);
   // Runs every launch (set-up, the round loop in bounded launches, final encoding). Asynchronous
   // unless `progress` is given: then it synchronizes after each loop launch and reports the
   // fraction of work done (0..1). May run again (the benchmark times repeats); the set-up

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <numeric>
+#include <tuple>
 
 #include "crypt_launch.hpp"
 #include "wk/core/buffer.hpp"
@@ -36,7 +37,7 @@ constexpr std::array<VariantInfo, 3> kBcryptVariants{{
 
 // Rounds per launch: each launch stays well under a second for a full batch (5000-round
 // sha512crypt on 2^19 passwords: about 0.6 s per 1000 rounds at the target rate).
-constexpr std::uint32_t kRoundsPerLaunch = 1000;
+constexpr std::uint32_t kDefaultRoundsPerLaunch = 1000;
 
 const ShaKernels& kernels_for(Method m) {
   switch (m) {
@@ -128,6 +129,9 @@ struct DeviceBatch::Impl {
   DeviceBuffer<std::uint32_t> d_bsalt, d_bstate;
   BcryptBatch bc;
   std::uint64_t max_iterations = 0;
+
+  std::uint32_t rounds_per_launch = kDefaultRoundsPerLaunch;
+  std::uint64_t bcrypt_chunk = 0;  // 0: automatic
 
   void pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
   void pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
@@ -326,14 +330,22 @@ DeviceBatch::~DeviceBatch() {
 
 std::size_t DeviceBatch::size() const noexcept { return impl_->n; }
 
+void DeviceBatch::set_launch_limits(std::uint32_t rounds_per_launch, std::uint64_t bcrypt_iterations_per_launch) {
+  impl_->rounds_per_launch = rounds_per_launch ? rounds_per_launch : kDefaultRoundsPerLaunch;
+  impl_->bcrypt_chunk = bcrypt_iterations_per_launch;
+}
+
 void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& progress) {
   Impl& m = *impl_;
   if (m.n == 0) return;
   if (m.method == Method::bcrypt) {
     // Iterations per launch: about 2^22 job-iterations (~0.3 s at the target rate), a power of two
     // so that cost-c jobs end exactly at a launch boundary.
-    std::uint64_t chunk = 1;
-    while (chunk * 2 * m.n <= (std::uint64_t(1) << 22) && chunk < (std::uint64_t(1) << 31)) chunk *= 2;
+    std::uint64_t chunk = m.bcrypt_chunk;
+    if (chunk == 0) {
+      chunk = 1;
+      while (chunk * 2 * m.n <= (std::uint64_t(1) << 22) && chunk < (std::uint64_t(1) << 31)) chunk *= 2;
+    }
     const BcryptKernel kernel = m.variant == Variant::reference       ? BcryptKernel::reference
                                 : m.variant == Variant::bcrypt_shared16 ? BcryptKernel::shared16
                                                                         : BcryptKernel::shared8;
@@ -357,9 +369,9 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
     for (const ShaRange& range : m.ranges) k.setup(m.sha, range, stream);
   }
   const std::uint32_t max_rounds = *std::max_element(m.range_rounds.begin(), m.range_rounds.end());
-  for (std::uint32_t r0 = 0; r0 < max_rounds; r0 += kRoundsPerLaunch) {
+  for (std::uint32_t r0 = 0; r0 < max_rounds; r0 += m.rounds_per_launch) {
     nvtx::Range r("rounds", nvtx::Color::compute, std::int64_t(r0));
-    const std::uint32_t r1 = r0 + std::min(kRoundsPerLaunch, max_rounds - r0);
+    const std::uint32_t r1 = r0 + std::min(m.rounds_per_launch, max_rounds - r0);
     for (std::size_t i = 0; i < m.ranges.size(); ++i)
       if (r0 < m.range_rounds[i]) k.rounds(m.sha, m.ranges[i], r0, r1, stream);
     if (progress) {
