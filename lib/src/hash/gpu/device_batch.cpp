@@ -315,6 +315,9 @@ DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings
   }
   if (m.n == 0) return;
   m.d_out = DeviceBuffer<char>(std::size_t(kOutStride) * m.n);
+  // Only the hash characters of each slot are written; zero the rest so the copy back reads
+  // initialized memory (compute-sanitizer initcheck).
+  WK_CUDA_CHECK(cudaMemsetAsync(m.d_out.get(), 0, m.d_out.bytes(), stream));
   try {
     if (method == Method::bcrypt) m.pack_bcrypt(settings, passwords);
     else m.pack_sha(settings, passwords);

@@ -54,9 +54,10 @@ WK_HD void bcrypt_set_key(const std::uint8_t* pw, std::uint32_t pl, unsigned fla
   initial[0] ^= sign;
 }
 
-// The expensive part: EksBlowfishSetup(cost, salt, key), on P and S in place. P must hold
-// `initial` from bcrypt_set_key, S the initial S-boxes. Runs iterations [begin, end) of the
-// 2^cost loop when `setup` is false; with `setup` true it runs the salted first expansion only.
+// EksBlowfishSetup(cost, salt, key) on P and S in place, in three steps so the GPU can split the
+// 2^cost loop over launches: bcrypt_setup_state (the salted first expansion; P must hold
+// `initial` from bcrypt_set_key, S the initial S-boxes), bcrypt_iterations (any number of loop
+// iterations at a time), bcrypt_finish (the 64 encryptions of the magic text).
 template <class SBoxes>
 WK_HD void bcrypt_setup_state(std::uint32_t P[blowfish::kPWords], const SBoxes& S, const std::uint32_t salt[4]) {
   blowfish::expand_state(P, S, salt, true);
