@@ -83,7 +83,7 @@ struct Common {
 void add_common(CLI::App& sub, Common& c, bool with_input = true) {
   if (with_input) sub.add_option("-i,--input", c.input, "Input file (default: standard input)");
   sub.add_option("-o,--output", c.output, "Output file, replaced atomically (default: standard output)");
-  sub.add_flag("--json", c.json, "JSON Lines output (one object per line; see below)");
+  sub.add_flag("--json", c.json, "JSON Lines output, one object per input line (see wk-hash --help)");
   sub.add_flag("-q,--quiet", c.quiet, "No progress line, notices or summary on standard error");
   app::add_device_option(sub, c.device);
 }
