@@ -22,7 +22,7 @@ int bench_gauss(const Options& o) {
       image::gauss(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, 0, border, s, rung);
     };
     b.rungs = all_rungs();
-    b.default_rung = image::gauss_default_variant();
+    b.default_rung = image::gauss_default_variant(k);
 #if defined(WK_HAVE_NPP)
     b.npp = [k](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
       npp_gauss(in.data, in.pitch_bytes, static_cast<std::uint8_t*>(out), pitch, in.width, in.height, k, s);

@@ -5,6 +5,7 @@
 // 32-bit float images agree to float rounding (OpenCV's float kernel, separable in float).
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <vector>
 
 #include "wk/image/filter.hpp"
@@ -20,15 +21,17 @@ void check_gauss_args(int ksize, double sigma);
 // diffusion). Out = gauss_fixed_round(sum_i k[i] * sum_j k[j] * in) (filter_formula.hpp).
 std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma);
 
-// The fast rung: separable (bit-exact fixed point; 1-channel rows run the rolling dp4a kernel).
-ConvVariant gauss_default_variant();
+// The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, 2026-11-22,
+// docs/apod/gauss.md): register_blocked up to 7 x 7 (5x5: 329 vs 208 Gpx/s for separable),
+// separable above (15x15: 98 vs 91). Every rung is bit-exact.
+ConvVariant gauss_default_variant(int ksize);
 
 // GPU: d_src, d_dst device images of the same size and channels (1, 3 or 4), not overlapping.
 // Asynchronous on `stream`. Throws wk::Error{usage} when the kernel is larger than the image.
 void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           ConvVariant variant = gauss_default_variant());
+           std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize)
 void gauss(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           ConvVariant variant = gauss_default_variant());
+           std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize)
 
 // CPU: cv::GaussianBlur (constant V != 0 and wrap borders on a padded copy).
 void gauss_cpu(ConstImageView src, ImageView dst, int ksize, double sigma, const Border& border);

@@ -62,7 +62,7 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma) {
   return gauss_fixed_kernel(ksize, sigma);
 }
 
-ConvVariant gauss_default_variant() { return ConvVariant::separable; }
+ConvVariant gauss_default_variant(int ksize) { return ksize <= 7 ? ConvVariant::register_blocked : ConvVariant::separable; }
 
 namespace {
 
@@ -101,7 +101,8 @@ bool prepare(const GpuImage& s, const GpuImage& d, int ksize, double sigma) {
 }  // namespace
 
 void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           ConvVariant variant) {
+           std::optional<ConvVariant> rung) {
+  const ConvVariant variant = rung.value_or(gauss_default_variant(ksize));
   const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
   if (!prepare(s, d, ksize, sigma)) return;
   if (ksize == 1) return copy_image(s, d, stream);  // cv::GaussianBlur copies for 1 x 1
@@ -118,7 +119,8 @@ void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const
 }
 
 void gauss(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           ConvVariant variant) {
+           std::optional<ConvVariant> rung) {
+  const ConvVariant variant = rung.value_or(gauss_default_variant(ksize));
   const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
   if (!prepare(s, d, ksize, sigma)) return;
   if (ksize == 1) return copy_image(s, d, stream);
