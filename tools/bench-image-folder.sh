@@ -19,10 +19,16 @@ fi
 sync
 rate() { grep -oE '[0-9.]+ img/s' | head -1 | cut -d' ' -f1; }
 echo "dataset: $COUNT x $SIZE JPEG q90; job $OPS; $T threads; $(date -u +%F)"
-base_dec=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$WORK/o-dec" --threads "$T" "$WORK/in" | tee /dev/stderr | rate)
+# (Each baseline line is printed once and parsed; no tee to stderr: when stdout and stderr are
+# the same file, two writers at different offsets corrupt it.)
+line=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$WORK/o-dec" --threads "$T" "$WORK/in")
+echo "$line"
+base_dec=$(echo "$line" | rate)
 for fmt in jpg png; do
   rm -rf "$WORK/o-cv" "$WORK/o-wk"
-  base=$("$BUILD/samples/wk-opencv-baseline" --format $fmt --quality 90 -o "$WORK/o-cv" --threads "$T" "$WORK/in" | tee /dev/stderr | rate)
+  line=$("$BUILD/samples/wk-opencv-baseline" --format $fmt --quality 90 -o "$WORK/o-cv" --threads "$T" "$WORK/in")
+  echo "$line"
+  base=$(echo "$line" | rate)
   for dev in ${WK_DEVICES:-gpu cpu}; do
     rm -rf "$WORK/o-wk"
     wk=$("$BUILD/apps/wk-image" "$OPS" --device $dev -q --format $fmt --quality 90 -o "$WORK/o-wk" \
