@@ -30,7 +30,7 @@ namespace {
 
 constexpr const char* kProg = "wk-hash";
 
-constexpr const char* kFooter = R"(Subcommands:
+constexpr const char* kFooter = R"(What each subcommand reads and writes:
   hash     one password per line in, one crypt string per line out (fresh random salts)
   crypt    SETTING<TAB>PASSWORD per line in, the crypt string for that exact setting out
   verify   HASH<TAB>PASSWORD per line in, "line N: OK" or "line N: MISMATCH" out
