@@ -14,6 +14,7 @@
 #include <gcrypt.h>
 #endif
 
+#include "idea_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/cipher/idea.hpp"
 #include "wk/cipher/idea_file.hpp"
@@ -23,13 +24,15 @@
 namespace fs = std::filesystem;
 using namespace wk;
 using namespace wk::cipher;
+using wk::test::kPaperCipher;
+using wk::test::kPaperKey;
+using wk::test::kPaperPlain;
+using wk::test::random_bytes;
+using wk::test::random_key;
 
 namespace {
 
-// The IDEA paper's vector (Lai and Massey): key 0001 0002 ... 0008.
-const IdeaKey kPaperKey{0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8};
-constexpr std::uint64_t kPaperPlain = 0x0000000100020003ull;
-constexpr std::uint64_t kPaperCipher = 0x11FBED2B01986DE5ull;
+
 
 // The definition, in 64-bit arithmetic: 0 stands for 2^16, the result 2^16 is written 0.
 std::uint32_t mul_reference(std::uint32_t a, std::uint32_t b) {
@@ -37,19 +40,6 @@ std::uint32_t mul_reference(std::uint32_t a, std::uint32_t b) {
   return static_cast<std::uint32_t>((x * y) % 65537) & 0xFFFFu;
 }
 
-std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint8_t> v(n);
-  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
-  return v;
-}
-
-IdeaKey random_key(std::uint32_t seed) {
-  const auto b = random_bytes(16, seed);
-  IdeaKey k{};
-  std::copy(b.begin(), b.end(), k.begin());
-  return k;
-}
 
 std::string as_string(const std::vector<std::uint8_t>& v) { return {v.begin(), v.end()}; }
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "idea_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/cipher/idea.hpp"
 #include "wk/cipher/idea_file.hpp"
@@ -18,27 +19,17 @@
 namespace fs = std::filesystem;
 using namespace wk;
 using namespace wk::cipher;
+using wk::test::kPaperCipher;
+using wk::test::kPaperKey;
+using wk::test::kPaperPlain;
+using wk::test::random_bytes;
+using wk::test::random_key;
 using wk::test::sh_quote;
 
 namespace {
 
-const IdeaKey kPaperKey{0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8};
-constexpr std::uint64_t kPaperPlain = 0x0000000100020003ull;
-constexpr std::uint64_t kPaperCipher = 0x11FBED2B01986DE5ull;
 
-std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint8_t> v(n);
-  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
-  return v;
-}
 
-IdeaKey random_key(std::uint32_t seed) {
-  const auto b = random_bytes(16, seed);
-  IdeaKey k{};
-  std::copy(b.begin(), b.end(), k.begin());
-  return k;
-}
 
 std::string mismatch(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
   if (got.size() != want.size()) return "sizes differ";
