@@ -32,14 +32,11 @@ using wk::test::random_key;
 
 namespace {
 
-
-
 // The definition, in 64-bit arithmetic: 0 stands for 2^16, the result 2^16 is written 0.
 std::uint32_t mul_reference(std::uint32_t a, std::uint32_t b) {
   const std::uint64_t x = a ? a : 65536, y = b ? b : 65536;
   return static_cast<std::uint32_t>((x * y) % 65537) & 0xFFFFu;
 }
-
 
 std::string as_string(const std::vector<std::uint8_t>& v) { return {v.begin(), v.end()}; }
 

@@ -28,9 +28,6 @@ using wk::test::sh_quote;
 
 namespace {
 
-
-
-
 std::string mismatch(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
   if (got.size() != want.size()) return "sizes differ";
   const auto m = std::mismatch(got.begin(), got.end(), want.begin());
