@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdint>
 
@@ -413,6 +414,24 @@ void launch_separable(const GpuImage& s, const GpuImage& d, const Taps1D& taps, 
 dim3 elementwise_grid(const GpuImage& d) { return dim3((d.width + 31) / 32, (d.height + 7) / 8); }
 
 }  // namespace
+
+int rolling_rows_per_block(int strips, int height, int resident, int halo_rows) {
+  int best_rows = 16;
+  double best = -1;
+  for (int rows : {16, 24, 32, 48, 64, 96, 128, 192, 256}) {
+    if ((height + rows - 1) / rows > 65535) continue;
+    const long blocks = long(strips) * ((height + rows - 1) / rows);
+    const double waves = double(blocks) / resident;
+    const double tail = waves / std::ceil(waves);
+    const double halo = double(rows) / (rows + 2 * halo_rows);
+    const double score = tail * halo;
+    if (score > best + 1e-9) {
+      best = score;
+      best_rows = rows;
+    }
+  }
+  return best_rows;
+}
 
 int sm_count() {
   static std::atomic<int> cached[64] = {};

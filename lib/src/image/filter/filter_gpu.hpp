@@ -111,4 +111,10 @@ std::size_t pixel_bytes(PixelType type);
 // The multiprocessor count of the current device (cached per device).
 int sm_count();
 
+// Rows per block for the rolling (column-strip) kernels of gauss and sobel: `strips` blocks
+// across, one block per `rows` rows down (at most 65535 down). Picks the candidate that best
+// balances few partial waves over `resident` concurrent blocks against the 2 * halo_rows extra
+// rows each block reads.
+int rolling_rows_per_block(int strips, int height, int resident, int halo_rows);
+
 }  // namespace wk::image::detail

@@ -187,17 +187,7 @@ void launch(SobelArgs& a, cudaStream_t stream) {
   std::call_once(once, [&] { WK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_per_sm, kernel, kThreads, 0)); });
   const int strips = (a.width + kThreads * kPx - 1) / (kThreads * kPx);
   const int resident = std::max(1, resident_per_sm) * sm_count();
-  double best = -1;
-  for (int rows : {16, 24, 32, 48, 64, 96, 128, 192, 256}) {
-    if ((a.height + rows - 1) / rows > 65535) continue;
-    const long blocks = long(strips) * ((a.height + rows - 1) / rows);
-    const double waves = double(blocks) / resident;
-    const double score = waves / std::ceil(waves) * double(rows) / (rows + 2);
-    if (score > best + 1e-9) {
-      best = score;
-      a.rows_per_block = rows;
-    }
-  }
+  a.rows_per_block = rolling_rows_per_block(strips, a.height, resident, 1);
   kernel<<<dim3(strips, (a.height + a.rows_per_block - 1) / a.rows_per_block), kThreads, 0, stream>>>(a);
 }
 
