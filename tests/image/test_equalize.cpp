@@ -13,12 +13,6 @@ using wk::test::view;
 
 namespace {
 
-cv::Mat all_triples() {
-  cv::Mat m(4096, 4096, CV_8UC3);
-  for (int i = 0; i < 4096 * 4096; ++i) m.at<cv::Vec3b>(i / 4096, i % 4096) = cv::Vec3b(std::uint8_t(i), std::uint8_t(i >> 8), std::uint8_t(i >> 16));
-  return m;
-}
-
 cv::Mat opencv_equalize(const cv::Mat& src) {
   cv::Mat out;
   if (src.channels() == 1) {
@@ -62,7 +56,7 @@ cv::Mat test_image(int w, int h, int cn, int kind, unsigned seed) {
 }  // namespace
 
 TEST_CASE("bgr_to_ycc and ycc_to_bgr equal cv::cvtColor for all 2^24 inputs", "[equalize]") {
-  const cv::Mat src = all_triples();
+  const cv::Mat src = test::all_colour_triples();
   cv::Mat ycc, bgr;
   cv::cvtColor(src, ycc, cv::COLOR_BGR2YCrCb);
   cv::cvtColor(src, bgr, cv::COLOR_YCrCb2BGR);

@@ -11,20 +11,9 @@ using namespace wk;
 using wk::test::const_view;
 using wk::test::view;
 
-namespace {
-// Every 24-bit colour once: 4096 x 4096 pixels, channel values from the pixel index.
-cv::Mat all_colours() {
-  cv::Mat m(4096, 4096, CV_8UC3);
-  for (int i = 0; i < 4096 * 4096; ++i) {
-    auto& p = m.at<cv::Vec3b>(i / 4096, i % 4096);
-    p = cv::Vec3b(std::uint8_t(i), std::uint8_t(i >> 8), std::uint8_t(i >> 16));
-  }
-  return m;
-}
-}  // namespace
 
 TEST_CASE("gray_pixel equals cv::cvtColor for all 2^24 colours, BGR and RGB", "[gray]") {
-  const cv::Mat src = all_colours();
+  const cv::Mat src = test::all_colour_triples();
   cv::Mat bgr_ref, rgb_ref;
   cv::cvtColor(src, bgr_ref, cv::COLOR_BGR2GRAY);
   cv::cvtColor(src, rgb_ref, cv::COLOR_RGB2GRAY);

@@ -33,6 +33,13 @@ cv::Mat random_image(int width, int height, int channels, unsigned seed) {
   return m;
 }
 
+cv::Mat all_colour_triples() {
+  cv::Mat m(4096, 4096, CV_8UC3);
+  for (int i = 0; i < 4096 * 4096; ++i)
+    m.at<cv::Vec3b>(i / 4096, i % 4096) = cv::Vec3b(std::uint8_t(i), std::uint8_t(i >> 8), std::uint8_t(i >> 16));
+  return m;
+}
+
 CommandResult run(const std::string& command_line) {
   CommandResult r;
   FILE* p = ::popen((command_line + " </dev/null 2>&1").c_str(), "r");

@@ -26,6 +26,10 @@ class TempDir {
 // Uniformly random 8-bit image (deterministic for a seed).
 cv::Mat random_image(int width, int height, int channels, unsigned seed);
 
+// Every 24-bit triple once: 4096 x 4096 3-channel pixels, channels (i, i >> 8, i >> 16) of the
+// pixel index i, for exhaustive checks of per-pixel colour formulas.
+cv::Mat all_colour_triples();
+
 inline ConstImageView const_view(const cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m.channels()}; }
 inline ImageView view(cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m.channels()}; }
 
