@@ -27,6 +27,14 @@
 namespace wk::hash::gpu::detail {
 
 inline constexpr int kRoundThreads = 128;  // threads per block of the round kernels
+#ifndef WK_SHA512_MIN_BLOCKS
+#define WK_SHA512_MIN_BLOCKS 1
+#endif
+#ifndef WK_SHA_MIN_BLOCKS
+#define WK_SHA_MIN_BLOCKS 1
+#endif
+template <class H>
+inline constexpr int kRoundMinBlocks = H::kDigestBytes == 64 ? WK_SHA512_MIN_BLOCKS : WK_SHA_MIN_BLOCKS;
 
 template <class H>
 inline constexpr bool kIsMd5 = H::kDigestBytes == 16;
@@ -81,7 +89,7 @@ __global__ void rounds_reference_kernel(ShaBatch b, int begin, int count, std::u
 }
 
 template <class H, int NBLK, int NW, bool SHARED>
-__global__ void __launch_bounds__(kRoundThreads)
+__global__ void __launch_bounds__(kRoundThreads, kRoundMinBlocks<H>)
     rounds_block_kernel(ShaBatch b, int begin, int count, const std::uint32_t* __restrict__ tmpl, std::uint32_t r0,
                         std::uint32_t r1) {
   extern __shared__ std::uint32_t smem[];
