@@ -54,7 +54,7 @@ constexpr FormatSpec kFormats[] = {
     {Method::sha512crypt, 65536, 864, 461, 900, 850, std::size_t(1) << 20},
     {Method::sha256crypt, 131072, 1510, 775, 2000, 1100, std::size_t(1) << 21},
     {Method::md5crypt, std::size_t(1) << 22, 58000, 5960, 70000, 65000, std::size_t(1) << 22},
-    {Method::bcrypt, 32768, 345.6, 380.5, 420, 420, std::size_t(1) << 19},
+    {Method::bcrypt, 65536, 345.6, 380.5, 420, 420, std::size_t(1) << 19},
 };
 
 std::string random_text(std::mt19937& rng, int n, bool salt_alphabet) {

@@ -15,8 +15,12 @@
 // bcrypt:
 //   reference       S-boxes in thread-private local memory
 //   shared          S-boxes in shared memory, interleaved across the 8 threads of a block so
-//                   every lookup of a warp is bank-conflict-free (default)
+//                   every lookup of a warp is bank-conflict-free
 //   shared16        the same with 16 threads per block
+//   shared_bytes    `shared` with each lookup one byte extract + one multiply-add from a
+//                   per-thread byte base (half the address instructions on the critical chain)
+//   packed          byte-offset lookups in blocks of 14 threads: 4 blocks fill the 228 KB of an
+//                   SM with 56 passwords' S-boxes, bytes extracted with PRMT (default)
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -32,7 +36,8 @@
 
 namespace wk::hash::gpu {
 
-enum class Variant { reference, blocks_unsorted, blocks_global, blocks_shared, bcrypt_shared, bcrypt_shared16 };
+enum class Variant { reference, blocks_unsorted, blocks_global, blocks_shared, bcrypt_shared, bcrypt_shared16,
+                     bcrypt_shared_bytes, bcrypt_packed };
 
 struct VariantInfo {
   Variant variant;

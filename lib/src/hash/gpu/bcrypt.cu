@@ -8,6 +8,16 @@
 //              lanes reading any words hit 8 different banks, so no lookup ever conflicts.
 //              32 KB per block: 6 blocks (48 passwords) per SM on the H100.
 //   shared16   the same with blocks of 16 threads (64 KB): 3 blocks per SM.
+//   shared8_bytes  `shared8` with every lookup addressed as a byte offset from one per-thread
+//              base register: extract the byte, one multiply-add, LDS with the box as an
+//              immediate offset. The word-index form cost 4 integer instructions before each LDS.
+//   packed14   byte offsets in blocks of 14 threads (56 KB): 4 blocks fill the 228 KB of an H100
+//              SM, 56 passwords instead of 48, bytes extracted by PRMT. Stride 14 words means
+//              two lanes can meet in a bank (a few cycles of replay), which costs far less than
+//              the latency the 8 more passwords hide.
+// The kernels are bound by the latency of the dependent chain extract -> address -> LDS ->
+// add/xor -> next extract (measured ~75 cycles per Feistel round per warp with the word-index
+// form), not by shared-memory bandwidth: more passwords per SM and a shorter chain are the levers.
 // P (18 words), the expanded key (18) and the salt (4) stay in registers: the Feistel rounds
 // are unrolled so every P index is a constant.
 #include <cuda_runtime.h>
@@ -30,6 +40,32 @@ struct InterleavedSBoxes {
   std::uint32_t* base;  // smem + threadIdx.x
   __device__ __forceinline__ std::uint32_t get(int box, std::uint32_t i) const { return base[(256 * box + i) * T]; }
   __device__ __forceinline__ std::uint32_t& at(int k) const { return base[k * T]; }
+};
+
+// The same interleave addressed in bytes from a per-thread base (smem + threadIdx.x): a lookup is
+// base + i * 4T + box * 1024T, so the compiler emits one multiply-add per lookup and puts the box
+// offset into the load's immediate. With Prmt, F extracts its bytes with one PRMT each.
+template <int T, bool Prmt>
+struct ByteOffsetSBoxes {
+  char* base;
+  static constexpr std::uint32_t kStride = 4 * T;  // bytes between consecutive words of a column
+  __device__ __forceinline__ std::uint32_t get(int box, std::uint32_t i) const {
+    return *reinterpret_cast<const std::uint32_t*>(base + std::uint32_t(256 * box) * kStride + i * kStride);
+  }
+  __device__ __forceinline__ std::uint32_t& at(int k) const { return *reinterpret_cast<std::uint32_t*>(base + k * kStride); }
+  __device__ __forceinline__ static std::uint32_t byte_of(std::uint32_t x, std::uint32_t selector) {
+    std::uint32_t r;
+    asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "r"(selector));
+    return r;
+  }
+  __device__ __forceinline__ std::uint32_t feistel(std::uint32_t x) const {
+    if constexpr (Prmt) {
+      return ((get(0, byte_of(x, 0x4443)) + get(1, byte_of(x, 0x4442))) ^ get(2, byte_of(x, 0x4441))) +
+             get(3, byte_of(x, 0x4440));
+    } else {
+      return ((get(0, x >> 24) + get(1, (x >> 16) & 0xff)) ^ get(2, (x >> 8) & 0xff)) + get(3, x & 0xff);
+    }
+  }
 };
 
 constexpr int kP = blowfish::kPWords;
@@ -80,26 +116,28 @@ __global__ void __launch_bounds__(64) bcrypt_reference_kernel(BcryptBatch b, std
   bcrypt_body(b, g, blowfish::LinearSBoxes{sboxes}, it0, count);
 }
 
-template <int T>
+// Layout 0: word index (InterleavedSBoxes); 1: byte offsets; 2: byte offsets with PRMT.
+template <int T, int Layout>
 __global__ void __launch_bounds__(T) bcrypt_shared_kernel(BcryptBatch b, std::uint64_t it0, std::uint64_t count) {
   extern __shared__ std::uint32_t smem[];
   const int g = blockIdx.x * T + threadIdx.x;
   if (g >= b.n) return;  // each thread touches only its own column: no barrier anywhere
-  bcrypt_body(b, g, InterleavedSBoxes<T>{smem + threadIdx.x}, it0, count);
+  if constexpr (Layout == 0) bcrypt_body(b, g, InterleavedSBoxes<T>{smem + threadIdx.x}, it0, count);
+  else bcrypt_body(b, g, ByteOffsetSBoxes<T, Layout == 2>{reinterpret_cast<char*>(smem + threadIdx.x)}, it0, count);
 }
 
-template <int T>
+template <int T, int Layout>
 void launch_shared(const BcryptBatch& b, std::uint64_t it0, std::uint64_t count, cudaStream_t stream) {
   constexpr int smem = T * blowfish::kSWords * 4;
   static bool configured = false;
   if (!configured) {
-    WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T, Layout>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     // All of the unified L1/shared storage as shared memory: the S-boxes are the working set.
-    WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
+    WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T, Layout>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        cudaSharedmemCarveoutMaxShared));
     configured = true;
   }
-  bcrypt_shared_kernel<T><<<(b.n + T - 1) / T, T, smem, stream>>>(b, it0, count);
+  bcrypt_shared_kernel<T, Layout><<<(b.n + T - 1) / T, T, smem, stream>>>(b, it0, count);
   WK_CUDA_CHECK_LAUNCH();
 }
 
@@ -112,8 +150,10 @@ void bcrypt_launch(BcryptKernel kernel, const BcryptBatch& b, std::uint64_t it0,
       bcrypt_reference_kernel<<<(b.n + 63) / 64, 64, 0, stream>>>(b, it0, count);
       WK_CUDA_CHECK_LAUNCH();
       return;
-    case BcryptKernel::shared8: return launch_shared<8>(b, it0, count, stream);
-    case BcryptKernel::shared16: return launch_shared<16>(b, it0, count, stream);
+    case BcryptKernel::shared8: return launch_shared<8, 0>(b, it0, count, stream);
+    case BcryptKernel::shared16: return launch_shared<16, 0>(b, it0, count, stream);
+    case BcryptKernel::shared8_bytes: return launch_shared<8, 1>(b, it0, count, stream);
+    case BcryptKernel::packed14: return launch_shared<14, 2>(b, it0, count, stream);
   }
   throw Error(ErrorCategory::internal, "bcrypt: unknown kernel");
 }

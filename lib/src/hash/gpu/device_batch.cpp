@@ -29,10 +29,12 @@ constexpr std::array<VariantInfo, 4> kShaVariants{{
     {Variant::blocks_global, "blocks_global", "register blocks, global templates, grouped by length"},
     {Variant::blocks_shared, "blocks_shared", "register blocks, shared-memory templates, grouped by length"},
 }};
-constexpr std::array<VariantInfo, 3> kBcryptVariants{{
+constexpr std::array<VariantInfo, 5> kBcryptVariants{{
     {Variant::reference, "reference", "S-boxes in thread-private local memory"},
     {Variant::bcrypt_shared, "shared", "S-boxes in shared memory, 8 threads/block, conflict-free"},
     {Variant::bcrypt_shared16, "shared16", "S-boxes in shared memory, 16 threads/block, conflict-free"},
+    {Variant::bcrypt_shared_bytes, "shared_bytes", "shared, lookups as byte offsets from a per-thread base"},
+    {Variant::bcrypt_packed, "packed", "byte offsets, 14 threads/block: 56 passwords' S-boxes per SM"},
 }};
 
 // Rounds per launch: each launch stays well under a second for a full batch (5000-round
@@ -82,8 +84,8 @@ std::span<const VariantInfo> variants(Method method) {
 }
 
 Variant default_variant(Method method) {
-  // Not yet measured on the H100 (docs/apod/hash.md): the rungs expected fastest.
-  return method == Method::bcrypt ? Variant::bcrypt_shared : Variant::blocks_shared;
+  // The fastest rungs measured on the H100 (docs/apod/hash.md).
+  return method == Method::bcrypt ? Variant::bcrypt_packed : Variant::blocks_shared;
 }
 
 const char* variant_name(Variant v) noexcept {
@@ -349,9 +351,11 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
       chunk = 1;
       while (chunk * 2 * m.n <= (std::uint64_t(1) << 22) && chunk < (std::uint64_t(1) << 31)) chunk *= 2;
     }
-    const BcryptKernel kernel = m.variant == Variant::reference       ? BcryptKernel::reference
-                                : m.variant == Variant::bcrypt_shared16 ? BcryptKernel::shared16
-                                                                        : BcryptKernel::shared8;
+    const BcryptKernel kernel = m.variant == Variant::reference             ? BcryptKernel::reference
+                                : m.variant == Variant::bcrypt_shared16     ? BcryptKernel::shared16
+                                : m.variant == Variant::bcrypt_shared_bytes ? BcryptKernel::shared8_bytes
+                                : m.variant == Variant::bcrypt_packed       ? BcryptKernel::packed14
+                                                                            : BcryptKernel::shared8;
     if (chunk < m.max_iterations && !m.d_bstate.get()) {
       m.d_bstate = DeviceBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n);
       m.bc.state = m.d_bstate.get();

@@ -22,10 +22,15 @@ struct LinearSBoxes {
   WK_HD std::uint32_t& at(int k) const { return s[k]; }  // k = 256 * box + i
 };
 
-// The Feistel function F.
+// The Feistel function F. A storage policy may bring its own (the same function, computed with
+// cheaper address arithmetic for its layout).
 template <class SBoxes>
 WK_HD std::uint32_t feistel(const SBoxes& S, std::uint32_t x) {
-  return ((S.get(0, x >> 24) + S.get(1, (x >> 16) & 0xff)) ^ S.get(2, (x >> 8) & 0xff)) + S.get(3, x & 0xff);
+  if constexpr (requires { S.feistel(x); }) {
+    return S.feistel(x);
+  } else {
+    return ((S.get(0, x >> 24) + S.get(1, (x >> 16) & 0xff)) ^ S.get(2, (x >> 8) & 0xff)) + S.get(3, x & 0xff);
+  }
 }
 
 // Encrypts the 64-bit block (L, R) in place; P is the 18-word array (registers after unrolling).
