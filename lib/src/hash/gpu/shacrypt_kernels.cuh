@@ -27,18 +27,25 @@
 namespace wk::hash::gpu::detail {
 
 inline constexpr int kRoundThreads = 128;  // threads per block of the round kernels
-// Minimum resident blocks per SM for the block kernels (__launch_bounds__). sha512crypt's
-// one-block kernel takes 209 registers when left alone (2 blocks of 128 threads per SM); capped
-// at 168 (3 blocks) it spills ~140 bytes to L1 and measured 8 % faster on the H100
-// (docs/apod/hash.md). The macros exist for that experiment.
+// Minimum resident blocks per SM for the block kernels (__launch_bounds__), measured on the H100
+// (docs/apod/hash.md). sha512crypt's one-block kernel takes 209 registers when left alone (2
+// blocks of 128 threads per SM); capped at 168 (3 blocks) it spills ~140 bytes to L1 and ran 8 %
+// faster. md5crypt's shared-template kernels take 122-168 registers (4 blocks); at 6 blocks (80
+// registers) md5crypt ran 4-9 % faster. sha256crypt is best left alone. The macros exist for
+// that experiment.
 #ifndef WK_SHA512_MIN_BLOCKS
 #define WK_SHA512_MIN_BLOCKS 3
 #endif
-#ifndef WK_SHA_MIN_BLOCKS
-#define WK_SHA_MIN_BLOCKS 1
+#ifndef WK_MD5_MIN_BLOCKS
+#define WK_MD5_MIN_BLOCKS 6
+#endif
+#ifndef WK_SHA256_MIN_BLOCKS
+#define WK_SHA256_MIN_BLOCKS 1
 #endif
 template <class H>
-inline constexpr int kRoundMinBlocks = H::kDigestBytes == 64 ? WK_SHA512_MIN_BLOCKS : WK_SHA_MIN_BLOCKS;
+inline constexpr int kRoundMinBlocks = H::kDigestBytes == 64   ? WK_SHA512_MIN_BLOCKS
+                                       : H::kDigestBytes == 16 ? WK_MD5_MIN_BLOCKS
+                                                               : WK_SHA256_MIN_BLOCKS;
 
 template <class H>
 inline constexpr bool kIsMd5 = H::kDigestBytes == 16;
