@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <string>
 #include <vector>
@@ -101,19 +102,34 @@ struct LineJob {
   std::string error;          // malformed line
 };
 
-// Runs the jobs in slices (progress shows, memory stays bounded) with a two-slice pipeline: while
-// the engine computes slice k on a worker thread, this thread prepares slice k+1 (prepare(job):
-// e.g. draw its salt) and writes slice k-1 (emit(job, outcome), in input order). Returns the
-// number of failed lines (malformed or rejected).
+// Lines per slice: 2^18 by default. WK_HASH_SLICE_LINES overrides it (tests use small slices to
+// run the pipeline through many slices on a few hundred lines).
+std::size_t slice_lines() {
+  if (const char* e = std::getenv("WK_HASH_SLICE_LINES")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(e, &end, 10);
+    if (end != e && *end == '\0' && v > 0) return std::size_t(v);
+  }
+  return std::size_t(1) << 18;
+}
+
+// Runs the jobs in slices (progress shows, memory stays bounded) with a pipeline: up to two
+// slices are in the engine at once on worker threads (the engine's host work for one -- parsing
+// settings, packing the batch, formatting results -- overlaps the other's kernels), while this
+// thread prepares the next slice (prepare(job): e.g. draw its salt) and writes finished slices
+// (emit(job, outcome)) in input order. Returns the number of failed lines (malformed or rejected).
 template <class Prepare, class Emit>
 std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptEngine& engine, bool quiet,
                      Prepare prepare, Emit emit) {
-  constexpr std::size_t kSlice = std::size_t(1) << 18;
+  const std::size_t kSlice = slice_lines();
+  constexpr std::size_t kInEngine = 2;  // slices computing at once
   struct Slice {
     std::size_t begin = 0, end = 0;
     std::vector<hash::CryptJob> jobs;
     std::vector<std::size_t> index;  // line of each job
     std::vector<hash::CryptOutcome> outcomes;
+    std::atomic<std::size_t> done{0};  // jobs the engine finished (progress)
+    std::future<void> running;
   };
   auto fill = [&](Slice& sl, std::size_t begin) {
     nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(begin));
@@ -133,24 +149,21 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
 
   app::Progress progress(lines.size(), "pw", !quiet);
   std::size_t shown = 0, failed = 0;
-  std::atomic<std::size_t> engine_done{0};  // jobs finished in the slice being computed
   auto show = [&](std::size_t upto) {
     for (; shown < upto; ++shown) progress.step();
   };
-  Slice slices[2];
-  std::future<void> running;
   auto start = [&](Slice& sl) {
-    engine_done = 0;
-    running = std::async(std::launch::async, [&engine, &sl, &engine_done, what] {
+    sl.done = 0;
+    sl.running = std::async(std::launch::async, [&engine, &sl, what] {
       nvtx::Range r(what, nvtx::Color::compute, std::int64_t(sl.begin));
-      engine.crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { engine_done = done; });
+      engine.crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { sl.done = done; });
     });
   };
   auto finish = [&](Slice& sl) {
-    // Progress is drawn from this thread only, from the worker's counter.
-    while (running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
-      show(sl.begin + std::min(engine_done.load(), sl.end - sl.begin));
-    running.get();
+    // Progress is drawn from this thread only, from the oldest slice's counter.
+    while (sl.running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+      show(sl.begin + std::min(sl.done.load(), sl.end - sl.begin));
+    sl.running.get();
   };
   auto write = [&](Slice& sl) {
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
@@ -170,19 +183,34 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
   };
 
   if (lines.empty()) return 0;
-  int cur = 0;
-  fill(slices[cur], 0);
-  start(slices[cur]);
-  for (;;) {
-    Slice& now = slices[cur];
-    Slice& next = slices[1 - cur];
-    const bool more = now.end < lines.size();
-    if (more) fill(next, now.end);  // overlaps the engine's work on `now`
-    finish(now);
-    if (more) start(next);
-    write(now);  // overlaps the engine's work on `next`
-    if (!more) break;
-    cur = 1 - cur;
+  // Ring of slices: [oldest, oldest + in_flight) are in the engine; one more is being prepared.
+  Slice ring[kInEngine + 1];
+  std::size_t oldest = 0, in_flight = 0, next_line = 0;
+  auto slot = [&](std::size_t k) -> Slice& { return ring[k % (kInEngine + 1)]; };
+  // On an exception, each slice's std::async future waits for its worker when destroyed, before
+  // the slice's buffers go.
+  while (next_line < lines.size() || in_flight > 0) {
+    // Keep the engine full: prepare and start slices while there is room.
+    while (next_line < lines.size() && in_flight < kInEngine) {
+      Slice& sl = slot(oldest + in_flight);
+      fill(sl, next_line);
+      next_line = sl.end;
+      start(sl);
+      ++in_flight;
+    }
+    Slice& done = slot(oldest);
+    finish(done);
+    --in_flight;
+    ++oldest;
+    // Start the following slice before writing this one, so the engine never waits on output.
+    if (next_line < lines.size()) {
+      Slice& sl = slot(oldest + in_flight);
+      fill(sl, next_line);
+      next_line = sl.end;
+      start(sl);
+      ++in_flight;
+    }
+    write(done);
   }
   progress.finish();
   return failed;

@@ -164,6 +164,53 @@ TEST_CASE("wk-hash verify: OK / MISMATCH per line, mixed formats, exit codes", "
   CHECK(nlohmann::json::parse(jl[10])["status"] == "ERROR");
 }
 
+TEST_CASE("wk-hash: many slices in the pipeline keep input order, errors and exit codes", "[hash][cli]") {
+  // WK_HASH_SLICE_LINES=7: 61 lines run as 9 slices, two in the engine at a time.
+  TempDir dir;
+  std::mt19937 rng(21);
+  std::vector<std::string> passwords;
+  std::string input, pairs;
+  for (int i = 0; i < 61; ++i) {
+    passwords.push_back(i % 13 == 5 ? std::string(600, 'y') : "pw-" + std::to_string(i) + "-" + std::to_string(rng() % 1000));
+    input += passwords.back() + "\n";
+    const std::string valid = passwords.back().size() == 600 ? "x" : passwords.back();
+    const std::string h = wk::hash::crypt_libxcrypt("$1$s" + std::to_string(i), valid).value();
+    pairs += h + "\t" + (i % 4 == 3 ? std::string("wrong") : valid) + "\n";
+  }
+  write_bytes(dir / "pw.txt", input);
+  write_bytes(dir / "pairs.tsv", pairs);
+  const std::string env = "WK_HASH_SLICE_LINES=7 ";
+  const auto out = wk::test::run("sh -c " + sh_quote(env + exe() + " hash --device cpu -q --json --method md5crypt -i " +
+                                                     sh_quote((dir / "pw.txt").string()) + " >" + sh_quote((dir / "o.txt").string()) +
+                                                     " 2>" + sh_quote((dir / "e.txt").string())));
+  CHECK(out.exit_code == 1);  // the 600-byte passwords are rejected
+  const auto rows = lines_of(read_bytes(dir / "o.txt"));
+  REQUIRE(rows.size() == passwords.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(i);
+    const auto j = nlohmann::json::parse(rows[i]);
+    CHECK(j["line"] == i + 1);
+    if (passwords[i].size() == 600) {
+      CHECK(j.contains("error"));
+    } else {
+      const std::string hash = j["hash"];
+      CHECK(wk::hash::crypt_libxcrypt(hash, passwords[i]).value_or("") == hash);
+    }
+  }
+  const std::string err = read_bytes(dir / "e.txt");
+  CHECK(err.find("line 6:") != std::string::npos);
+  CHECK(err.find("line 58:") != std::string::npos);
+  const auto v = wk::test::run("sh -c " + sh_quote(env + exe() + " verify --device cpu -q -i " + sh_quote((dir / "pairs.tsv").string()) +
+                                                   " >" + sh_quote((dir / "v.txt").string()) + " 2>/dev/null"));
+  CHECK(v.exit_code == 1);
+  const auto vl = lines_of(read_bytes(dir / "v.txt"));
+  REQUIRE(vl.size() == passwords.size());
+  for (std::size_t i = 0; i < vl.size(); ++i) {
+    const bool ok = i % 4 != 3;
+    CHECK(vl[i] == "line " + std::to_string(i + 1) + (ok ? ": OK" : ": MISMATCH"));
+  }
+}
+
 TEST_CASE("wk-hash audit: accounts with a listed password, locked accounts skipped", "[hash][cli]") {
   TempDir dir;
   auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };

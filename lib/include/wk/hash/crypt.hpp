@@ -48,7 +48,9 @@ class CryptEngine {
   Backend backend() const noexcept;
   unsigned cpu_threads() const noexcept;
 
-  // out.size() == jobs.size(); out[i] is the outcome of jobs[i].
+  // out.size() == jobs.size(); out[i] is the outcome of jobs[i]. Several threads may call it at
+  // once on one engine (each GPU call uses its own stream): one call's host work then overlaps
+  // another's kernels.
   void crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress = {});
 
  private:

@@ -129,14 +129,12 @@ __global__ void __launch_bounds__(T) bcrypt_shared_kernel(BcryptBatch b, std::ui
 template <int T, int Layout>
 void launch_shared(const BcryptBatch& b, std::uint64_t it0, std::uint64_t count, cudaStream_t stream) {
   constexpr int smem = T * blowfish::kSWords * 4;
-  static bool configured = false;
-  if (!configured) {
-    WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T, Layout>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    // All of the unified L1/shared storage as shared memory: the S-boxes are the working set.
-    WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T, Layout>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       cudaSharedmemCarveoutMaxShared));
-    configured = true;
-  }
+  // Set before every launch (cheap next to a launch of ~2^22 password-iterations): attributes
+  // are per device, and several threads may launch at once.
+  WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T, Layout>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  // All of the unified L1/shared storage as shared memory: the S-boxes are the working set.
+  WK_CUDA_CHECK(cudaFuncSetAttribute(bcrypt_shared_kernel<T, Layout>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
   bcrypt_shared_kernel<T, Layout><<<(b.n + T - 1) / T, T, smem, stream>>>(b, it0, count);
   WK_CUDA_CHECK_LAUNCH();
 }

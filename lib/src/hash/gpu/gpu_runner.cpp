@@ -82,6 +82,9 @@ Runner::~Runner() = default;
 
 void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
                  const std::function<void(std::size_t)>& progress) {
+  // A stream per call: callers may run several calls at once (wk-hash keeps two slices in the
+  // engine so one's host work overlaps the other's kernels).
+  Stream stream;
   for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
     std::vector<std::size_t> idx;
     for (std::size_t i = 0; i < jobs.size(); ++i)
@@ -96,15 +99,15 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
         passwords.push_back(jobs[idx[k]].password);
       }
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
-      DeviceBatch batch(m, settings, passwords, default_variant(m), impl_->stream);
+      DeviceBatch batch(m, settings, passwords, default_variant(m), stream);
       std::size_t reported = 0;
-      batch.run(impl_->stream, [&](double fraction) {
+      batch.run(stream, [&](double fraction) {
         const std::size_t now = std::size_t(fraction * double(end - begin));
         if (progress && now > reported) progress(now - reported);
         reported = std::max(reported, now);
       });
       std::vector<std::string> hashes;
-      batch.results(impl_->stream, hashes);
+      batch.results(stream, hashes);
       for (std::size_t k = begin; k < end; ++k) out[idx[k]] = std::move(hashes[k - begin]);
       if (progress && end - begin > reported) progress(end - begin - reported);
     }

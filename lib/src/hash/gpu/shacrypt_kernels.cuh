@@ -164,12 +164,10 @@ template <class H, int NBLK, int NW, bool SHARED>
 void launch_block(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::uint32_t r1, cudaStream_t stream) {
   constexpr std::size_t smem = SHARED ? std::size_t(hd::kLayouts) * NW * kRoundThreads * sizeof(std::uint32_t) : 0;
   if constexpr (smem > 48 * 1024) {
-    static bool configured = false;  // above 48 KB needs an opt-in, once per process
-    if (!configured) {
-      WK_CUDA_CHECK(cudaFuncSetAttribute(rounds_block_kernel<H, NBLK, NW, SHARED>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-      configured = true;
-    }
+    // Above 48 KB needs an opt-in. Set before every launch (a cheap driver call next to a launch
+    // of up to 1000 rounds): attributes are per device, and several threads may launch at once.
+    WK_CUDA_CHECK(cudaFuncSetAttribute(rounds_block_kernel<H, NBLK, NW, SHARED>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
   rounds_block_kernel<H, NBLK, NW, SHARED>
       <<<blocks_for(r.count, kRoundThreads), kRoundThreads, smem, stream>>>(b, r.begin, r.count, r.tmpl, r0, r1);
