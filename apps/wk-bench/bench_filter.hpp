@@ -32,7 +32,8 @@ struct FilterBench {
 // Runs and prints each case; `op` names the bench in messages. Returns the exit code.
 int run_filter_benches(const Options& options, const char* op, const std::vector<FilterBench>& benches);
 
-// Every rung but separable (non-separable kernels), and every rung.
+// The generic ladder: every rung but separable (non-separable kernels), and every rung. Neither
+// holds vectorized_3x3, which only the 3x3 ops (sobel, laplacian) have: they append it.
 std::vector<image::ConvVariant> rungs_2d();
 std::vector<image::ConvVariant> all_rungs();
 

@@ -17,6 +17,7 @@ int bench_laplacian(const Options& o) {
     image::laplacian(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, border, s, rung);
   };
   b.rungs = rungs_2d();
+  b.rungs.push_back(image::ConvVariant::vectorized_3x3);
   b.default_rung = image::laplacian_default_variant();
 #if defined(WK_HAVE_NPP)
   b.npp = [](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {

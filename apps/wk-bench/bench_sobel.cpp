@@ -22,6 +22,7 @@ int bench_sobel(const Options& o) {
       image::sobel_s16(in, {static_cast<std::int16_t*>(out), in.width, in.height, pitch, 1}, image::SobelDerivative::dx, border, s, rung);
     };
     b.rungs = all_rungs();
+    b.rungs.push_back(image::ConvVariant::vectorized_3x3);
     b.default_rung = image::sobel_default_variant();
 #if defined(WK_HAVE_NPP)
     b.npp = [](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
@@ -41,6 +42,7 @@ int bench_sobel(const Options& o) {
       image::sobel(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, image::SobelOutput::magnitude, border, s, rung);
     };
     b.rungs = all_rungs();
+    b.rungs.push_back(image::ConvVariant::vectorized_3x3);
     b.default_rung = image::sobel_default_variant();
     benches.push_back(std::move(b));
   }

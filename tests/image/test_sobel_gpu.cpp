@@ -1,5 +1,7 @@
 // sobel on the GPU: s16 derivatives, |dx|, |dy| and the magnitude equal the CPU path exactly, on
-// every rung, border and channel count; the rolling kernel across strips and row segments.
+// every rung, border and channel count; the rolling kernel across strips and row segments; the
+// vectorized_3x3 kernel across its chunks, lanes, warps and blocks, on aligned views (its fast
+// path), odd pitches (the fallback) and ROIs inside a larger image.
 #include <catch2/catch.hpp>
 
 #include "filter_test_util.hpp"
@@ -74,4 +76,72 @@ TEST_CASE("GPU sobel on float images", "[gpu][sobel]") {
     });
     CHECK(test::max_abs_diff(got, expected) < 1e-3);
   }
+}
+
+namespace {
+// Every 8-bit output of the vectorized_3x3 rung against the CPU path on one image.
+void check_vectorized_3x3(const cv::Mat& src, const image::Border& b, bool aligned) {
+  for (SobelDerivative d : {SobelDerivative::dx, SobelDerivative::dy})
+    REQUIRE(test::max_abs_diff(gpu_s16(src, d, b, image::ConvVariant::vectorized_3x3, aligned), cpu_s16(src, d, b)) == 0);
+  for (SobelOutput o : {SobelOutput::magnitude, SobelOutput::dx, SobelOutput::dy})
+    REQUIRE(test::max_abs_diff(gpu_u8(src, o, b, image::ConvVariant::vectorized_3x3, aligned), cpu_u8(src, o, b)) == 0);
+}
+}  // namespace
+
+TEST_CASE("GPU sobel vectorized_3x3: edge widths and heights, every border, odd pitches", "[gpu][sobel]") {
+  // Widths around the 8-column chunks, the 256-column half warps and the 512-column warps (lanes
+  // 0 and 31 load their neighbours; chunks straddling the right edge go byte by byte); heights
+  // around the 8 rows of a warp and the 32 rows of a block. Borders rotate over the cases (each
+  // meets every border several times) to keep compute-sanitizer runs short.
+  const auto borders = test::all_borders();
+  const int heights[] = {3, 8, 9, 33, 70};
+  int n = 0;
+  for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1031, 4097})
+    for (bool aligned : {true, false}) {
+      const image::Border b = borders[std::size_t(n) % borders.size()];
+      const int h = heights[n % 5];
+      ++n;
+      CAPTURE(w, h, aligned, test::name_of(b));
+      check_vectorized_3x3(test::random_image(w, h, 1, unsigned(w * 7 + h)), b, aligned);
+    }
+  // Every border on one image with interior warps, partial chunks and several blocks down.
+  const cv::Mat src = test::random_image(1037, 75, 1, 11);
+  for (const auto& b : borders) {
+    CAPTURE(test::name_of(b));
+    check_vectorized_3x3(src, b, true);
+  }
+  // Saturated extremes: |dx|, |dy| up to 1020, magnitude clamped at 255.
+  cv::Mat stripes(40, 600, CV_8UC1);
+  for (int y = 0; y < stripes.rows; ++y)
+    for (int x = 0; x < stripes.cols; ++x) stripes.at<std::uint8_t>(y, x) = ((x / 3 + y / 2) % 2) ? 255 : 0;
+  check_vectorized_3x3(stripes, {image::BorderMode::constant, 255}, true);
+  check_vectorized_3x3(stripes, {image::BorderMode::wrap, 0}, true);
+}
+
+TEST_CASE("GPU sobel vectorized_3x3 on ROIs: borders at the view's edges, nothing written outside", "[gpu][sobel]") {
+  // A view inside a larger aligned image: offset 8 bytes (8-byte aligned input rows, 16-byte
+  // aligned s16 output rows: the fast path) or 4 (unaligned: the fallback). The border applies at
+  // the view's edges, never the parent's pixels, and the output's parent keeps its fill outside.
+  const cv::Mat parent = test::random_image(700, 50, 1, 21);
+  for (int x_off : {8, 4})
+    for (const auto& b : test::all_borders()) {
+      CAPTURE(x_off, test::name_of(b));
+      const cv::Rect roi(x_off, 3, 661, 41);
+      const cv::Mat expected = cpu_s16(parent(roi).clone(), SobelDerivative::dx, b);
+      Stream stream;
+      test::DeviceMat in(parent, true, stream.get());
+      in.upload(parent);
+      test::DeviceMat out(cv::Mat(parent.rows, parent.cols, CV_16SC1), true, stream.get());
+      const auto iv = in.view<const std::uint8_t>();
+      const auto ov = out.view<std::int16_t>();
+      const ConstImageView in_roi{iv.data + roi.y * iv.pitch_bytes + roi.x, roi.width, roi.height, iv.pitch_bytes, 1};
+      const image::ImageViewS16 out_roi{reinterpret_cast<std::int16_t*>(reinterpret_cast<std::uint8_t*>(ov.data) + roi.y * ov.pitch_bytes) + roi.x,
+                                        roi.width, roi.height, ov.pitch_bytes, 1};
+      image::sobel_s16(in_roi, out_roi, SobelDerivative::dx, b, stream.get(), image::ConvVariant::vectorized_3x3);
+      const cv::Mat got = out.download();
+      REQUIRE(test::max_abs_diff(got(roi), expected) == 0);
+      cv::Mat untouched = got.clone();
+      untouched(roi).setTo(cv::Scalar::all(static_cast<std::int16_t>(0xCDCD)));
+      REQUIRE(cv::countNonZero(untouched != static_cast<std::int16_t>(0xCDCD)) == 0);
+    }
 }

@@ -105,6 +105,9 @@ enum class ConvVariant {
   cached_halo,       // tile interior in shared memory, halo read through the L1 cache
   register_blocked,  // shared tile, 16 outputs/thread from a register window (the non-separable fast path)
   separable,         // two 1-D passes (rank-1 kernels); op-specific fast kernels (gauss, sobel, box)
+  vectorized_3x3,    // 3x3 ops only (sobel, laplacian): the streaming 16 px x 8 rows/thread kernel on
+                     // aligned 1-channel 8-bit rows; other images: sobel's separable, laplacian's
+                     // register_blocked path; other ops run register_blocked under this name
 };
 
 struct ConvVariantInfo {

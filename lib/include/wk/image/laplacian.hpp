@@ -8,7 +8,8 @@
 
 namespace wk::image {
 
-// The kernel is not rank 1: the fastest rung is register_blocked.
+// vectorized_3x3 (gray 8-bit, aligned rows); other images take register_blocked (the kernel is
+// not rank 1, so separable means register_blocked too).
 ConvVariant laplacian_default_variant();
 
 void laplacian(ConstImageView d_src, ImageView d_dst, const Border& border, cudaStream_t stream,

@@ -14,7 +14,8 @@ namespace wk::image {
 enum class SobelDerivative { dx, dy };
 enum class SobelOutput { magnitude, dx, dy };
 
-ConvVariant sobel_default_variant();  // separable: the rolling-row 3 x 3 kernel
+// vectorized_3x3 (gray 8-bit, aligned rows; other images take the separable rung's kernels).
+ConvVariant sobel_default_variant();
 
 // GPU, 8-bit in, 8-bit out (1, 3 or 4 channels). Asynchronous on `stream`.
 void sobel(ConstImageView d_src, ImageView d_dst, SobelOutput output, const Border& border, cudaStream_t stream,

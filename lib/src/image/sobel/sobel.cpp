@@ -1,5 +1,7 @@
-// sobel on the GPU: the rolling 3 x 3 kernel (separable rung, gray) or the generic ladder with
-// integer weights (exact in fp32); the magnitude from two s16 derivatives on the generic rungs.
+// sobel on the GPU: the vectorized 3 x 3 kernel (vectorized_3x3 rung, gray, aligned rows), the
+// rolling 3 x 3 kernel (separable rung, gray) or the generic ladder with integer weights (exact in
+// fp32); the magnitude from two s16 derivatives on the generic rungs.
+#include "image/filter/stencil3x3_gpu.hpp"
 #include "image/sobel/sobel_gpu.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/sobel.hpp"
@@ -8,7 +10,9 @@ namespace wk::image {
 
 using namespace detail;
 
-ConvVariant sobel_default_variant() { return ConvVariant::separable; }
+// vectorized_3x3 reads and writes every byte once with full-width coalesced accesses; to be
+// measured on the H100 (docs/apod/sobel.md). Shapes it does not take fall back to separable.
+ConvVariant sobel_default_variant() { return ConvVariant::vectorized_3x3; }
 
 namespace {
 
@@ -59,6 +63,13 @@ void sobel(ConstImageView d_src, ImageView d_dst, SobelOutput output, const Bord
   const SobelMode mode = output == SobelOutput::magnitude ? SobelMode::magnitude
                          : output == SobelOutput::dx      ? SobelMode::dx_abs
                                                           : SobelMode::dy_abs;
+  if (variant == ConvVariant::vectorized_3x3) {
+    const Stencil3x3 op = output == SobelOutput::magnitude ? Stencil3x3::sobel_magnitude
+                          : output == SobelOutput::dx      ? Stencil3x3::sobel_dx_abs
+                                                           : Stencil3x3::sobel_dy_abs;
+    if (stencil3x3_supported(s, d, op)) return stencil3x3(s, d, op, b, stream);
+    variant = ConvVariant::separable;  // colour, unaligned rows: the separable rung's kernels
+  }
   if (variant == ConvVariant::separable && sobel_rolling_supported(s, d, mode)) return sobel_rolling(s, d, mode, b, stream);
   if (output != SobelOutput::magnitude) {
     // convertScaleAbs of the exact integer derivative, straight to 8 bits.
@@ -77,6 +88,11 @@ void sobel_s16(ConstImageView d_src, ImageViewS16 d_dst, SobelDerivative which, 
   if (!prepare(s, d)) return;
   const BorderArgs b = border_args(border, PixelType::u8);
   const SobelMode mode = which == SobelDerivative::dx ? SobelMode::dx_s16 : SobelMode::dy_s16;
+  if (variant == ConvVariant::vectorized_3x3) {
+    const Stencil3x3 op = which == SobelDerivative::dx ? Stencil3x3::sobel_dx_s16 : Stencil3x3::sobel_dy_s16;
+    if (stencil3x3_supported(s, d, op)) return stencil3x3(s, d, op, b, stream);
+    variant = ConvVariant::separable;
+  }
   if (variant == ConvVariant::separable && sobel_rolling_supported(s, d, mode)) return sobel_rolling(s, d, mode, b, stream);
   derivative(s, d, which, b, Epilogue{}, variant, stream);
 }
@@ -85,6 +101,7 @@ void sobel(ConstImageViewF32 d_src, ImageViewF32 d_dst, SobelDerivative which, c
            ConvVariant variant) {
   const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
   if (!prepare(s, d)) return;
+  if (variant == ConvVariant::vectorized_3x3) variant = ConvVariant::separable;  // 8-bit only
   derivative(s, d, which, border_args(border, PixelType::f32), Epilogue{}, variant, stream);
 }
 
