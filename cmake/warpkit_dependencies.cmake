@@ -18,6 +18,37 @@ if(WK_WITH_NPP AND TARGET CUDA::nppicc AND TARGET CUDA::nppc AND TARGET CUDA::np
 endif()
 message(STATUS "warpkit: NPP benchmark peer: ${WK_HAVE_NPP}")
 
+# nvJPEG is optional: GPU JPEG decode in the wk-image folder job (lib/src/io/nvjpeg_decoder.cpp).
+# The GPU machine's toolkit has it (CUDA::nvjpeg and nvjpeg.h), the CPU machines' do not.
+# WK_NVJPEG_INCLUDE_DIR + WK_NVJPEG_LIBRARY point at another copy (e.g. a header and a stub
+# library, to compile-check on a machine without nvJPEG); they win over the toolkit's.
+set(WK_NVJPEG_INCLUDE_DIR "" CACHE PATH "Folder with nvjpeg.h (default: the CUDA toolkit's)")
+set(WK_NVJPEG_LIBRARY "" CACHE FILEPATH "libnvjpeg to link (default: CUDA::nvjpeg)")
+string(TOUPPER "${WK_WITH_NVJPEG}" _wk_nvjpeg_mode)
+set(WK_HAVE_NVJPEG OFF)
+set(WK_NVJPEG_LINK "")
+if(NOT _wk_nvjpeg_mode STREQUAL "AUTO" AND NOT WK_WITH_NVJPEG)
+  set(_wk_nvjpeg_mode OFF)
+endif()
+if(NOT _wk_nvjpeg_mode STREQUAL "OFF")
+  if(WK_NVJPEG_INCLUDE_DIR AND WK_NVJPEG_LIBRARY)
+    if(EXISTS "${WK_NVJPEG_INCLUDE_DIR}/nvjpeg.h" AND EXISTS "${WK_NVJPEG_LIBRARY}")
+      set(WK_HAVE_NVJPEG ON)
+      set(WK_NVJPEG_LINK "${WK_NVJPEG_LIBRARY}")
+    endif()
+  elseif(TARGET CUDA::nvjpeg)
+    find_path(WK_NVJPEG_TOOLKIT_HEADER_DIR nvjpeg.h PATHS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH)
+    if(WK_NVJPEG_TOOLKIT_HEADER_DIR)
+      set(WK_HAVE_NVJPEG ON)
+      set(WK_NVJPEG_LINK CUDA::nvjpeg)
+    endif()
+  endif()
+  if(_wk_nvjpeg_mode AND NOT _wk_nvjpeg_mode STREQUAL "AUTO" AND NOT WK_HAVE_NVJPEG)
+    message(FATAL_ERROR "WK_WITH_NVJPEG=ON but nvJPEG (nvjpeg.h and libnvjpeg) was not found in the CUDA toolkit")
+  endif()
+endif()
+message(STATUS "warpkit: nvJPEG decode: ${WK_HAVE_NVJPEG}")
+
 # libxcrypt (crypt_rn) for the password-hashing CPU path and reference.
 find_library(WK_LIBCRYPT crypt)
 find_path(WK_LIBCRYPT_INCLUDE crypt.h)
