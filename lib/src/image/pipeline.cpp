@@ -367,6 +367,8 @@ struct Pipeline::Impl {
     if (staging.size() < bytes) staging = PinnedBuffer<std::uint8_t>(bytes + bytes / 4);
     return staging.get();
   }
+  // The operations on frame.a (already on the device, ordered on `s`), then the download.
+  cv::Mat run_frame(cudaStream_t s, long index, RunState& st);
 };
 
 Pipeline::Pipeline(std::string_view text, Backend backend, PipelineOptions options) : impl_(std::make_unique<Impl>()) {
@@ -397,8 +399,7 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
     }
     return img;
   }
-  if (!p.stream) p.stream.emplace();
-  cudaStream_t s = p.stream->get();
+  cudaStream_t s = stream();
   GpuFrame& f = p.frame;
   f.current_is_a = true;
   const std::size_t in_row = static_cast<std::size_t>(image.cols) * image.channels();
@@ -410,7 +411,38 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
     WK_CUDA_CHECK(cudaMemcpy2DAsync(f.a.view().data, f.a.pitch_bytes(), h_in, in_row, in_row, image.rows,
                                     cudaMemcpyHostToDevice, s));
   }
-  for (auto& op : p.ops) {
+  return p.run_frame(s, index, st);
+}
+
+cudaStream_t Pipeline::stream() {
+  if (impl_->backend != Backend::gpu) throw Error(ErrorCategory::internal, "Pipeline::stream() on a CPU pipeline");
+  if (!impl_->stream) impl_->stream.emplace();
+  return impl_->stream->get();
+}
+
+cv::Mat Pipeline::run_device(DeviceImage& image, long index, std::vector<SideOutput>* side_outputs) {
+  if (impl_->backend != Backend::gpu) throw Error(ErrorCategory::internal, "Pipeline::run_device on a CPU pipeline");
+  if (image.channels() != 1 && image.channels() != 3)
+    throw Error(ErrorCategory::unsupported, "pipeline input must be 8-bit with 1 or 3 channels");
+  Impl& p = *impl_;
+  RunState st;
+  st.side_outputs = side_outputs;
+  cudaStream_t s = stream();
+  GpuFrame& f = p.frame;
+  f.current_is_a = true;
+  // Borrow the caller's buffer as `a`; whatever the operations leave in `a` goes back (also
+  // when an operation throws, so neither side loses an allocation).
+  std::swap(f.a, image);
+  struct SwapBack {
+    DeviceImage& x; DeviceImage& y;
+    ~SwapBack() { std::swap(x, y); }
+  } swap_back{f.a, image};
+  return p.run_frame(s, index, st);
+}
+
+cv::Mat Pipeline::Impl::run_frame(cudaStream_t s, long index, RunState& st) {
+  GpuFrame& f = frame;
+  for (auto& op : ops) {
     nvtx::Range r(op.name.c_str(), nvtx::Color::compute, index);
     op.gpu(f, s, st);
   }
@@ -421,8 +453,8 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
     const std::size_t out_row = static_cast<std::size_t>(out.width()) * out.channels();
     // The upload that last used the staging buffer is ordered before this download on `s`; a
     // larger result needs a new buffer, and the old one must not be freed under the upload.
-    if (out_row * out.height() > p.staging.size()) WK_CUDA_CHECK(cudaStreamSynchronize(s));
-    std::uint8_t* h_out = p.staging_for(out_row * out.height());
+    if (out_row * out.height() > staging.size()) WK_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::uint8_t* h_out = staging_for(out_row * out.height());
     WK_CUDA_CHECK(cudaMemcpy2DAsync(h_out, out_row, out.view().data, out.pitch_bytes(), out_row, out.height(),
                                     cudaMemcpyDeviceToHost, s));
     WK_CUDA_CHECK(cudaStreamSynchronize(s));

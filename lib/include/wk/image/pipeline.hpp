@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "wk/core/backend.hpp"
+#include "wk/core/buffer.hpp"
 #include "wk/image/filter.hpp"
 
 namespace wk::image {
@@ -59,6 +60,17 @@ class Pipeline {
   // (histogram tables, plots) are appended to `side_outputs` when given. Throws wk::Error{usage}
   // for an image an operation cannot take (a kernel larger than the image).
   cv::Mat run(const cv::Mat& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr);
+
+  // GPU pipelines: the stream every GPU step of this pipeline runs on (created on first use, on
+  // the current device). Work the caller queues on it before run_device (a GPU decode into the
+  // image run_device takes) is ordered before the operations without any synchronization.
+  cudaStream_t stream();
+
+  // GPU pipelines: as run(), for an 8-bit 1- or 3-channel (BGR) image already in device memory,
+  // written in stream() order (no h2d stage). The pipeline borrows `image`'s buffer as its first
+  // ping-pong buffer and hands a buffer back in `image` (the same or a larger one, contents
+  // unspecified), so a caller that decodes many images keeps reusing its allocations.
+  cv::Mat run_device(DeviceImage& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr);
 
   Backend backend() const;
   const std::vector<OpSpec>& ops() const;
