@@ -38,10 +38,10 @@ Files:
   whatever its extension. Outputs mirror each input's path below its root in OUTDIR, with the
   same name and format (or --format's).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
-  EXIF orientation applied, alpha dropped. Lossless outputs (PNG, BMP, PNM, TIFF, WebP lossless)
-  are bit-identical to OpenCV's result (a gray .ppm holds the gray value in all three
-  channels, since PPM is colour-only); JPEG outputs use quality 95 unless --quality says
-  otherwise.
+  EXIF orientation applied, alpha dropped (GPU JPEG decode: see below). Lossless outputs
+  (PNG, BMP, PNM, TIFF, WebP lossless) are bit-identical to OpenCV's result (a gray .ppm holds
+  the gray value in all three channels, since PPM is colour-only); JPEG outputs use quality 95
+  unless --quality says otherwise.
   An existing output is replaced atomically (temporary file in the same folder, then rename)
   unless --skip-existing; an output that would overwrite its own input is refused.
   Bad inputs (truncated JPEG without end-of-image marker, empty file, non-image, unreadable or
@@ -54,10 +54,21 @@ Speed:
   downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
   moves that worker to the CPU path; no file is lost.
 
+GPU JPEG decode (nvJPEG; this build: %NVJPEG%):
+  On the GPU backend each worker reads up to --jpeg-batch files and decodes their JPEGs with
+  nvJPEG in one batched call (the hardware JPEG decoder where the GPU has one, as A100/H100)
+  straight into GPU memory, so those files need no upload. Pixels may differ from OpenCV's by a
+  few levels (another IDCT and colour conversion): use --jpeg-decoder opencv for outputs
+  identical to --device cpu. JPEGs that nvJPEG would decode differently or not at all
+  (progressive ones on the hardware decoder, CMYK/YCCK, 12-bit, EXIF-rotated, RGB-coded) and
+  any file nvJPEG rejects are decoded by OpenCV, one by one, so a bad file fails alone. The
+  report's "decoder" says which decoder each file got.
+
 Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|skipped,
-  "error", "width", "height", "device", "ms": {"read", "decode", "process", "encode",
-  "write"}}], "input_errors": [...], "totals": {...}}, written atomically at the end, also
-  after Ctrl-C. --resume FILE skips the inputs that FILE lists as done and writes the new
+  "error", "width", "height", "device", "decoder": opencv|nvjpeg-hw|nvjpeg, "ms": {"read",
+  "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}}, written
+  atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
+  their batch's decode time. --resume FILE skips the inputs that FILE lists as done and writes the new
   report to FILE unless --report says otherwise.
 
 Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
@@ -102,7 +113,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
   pipeline::FolderJobOptions job;
-  std::string device, border_text = "reflect101", gpus, report;
+  std::string device, border_text = "reflect101", gpus, report, jpeg_decoder = "auto";
   bool quiet = false;
   app.add_option("pipeline", job.pipeline_text, "Operations, comma-separated, run in order (see Operations below)")->required();
   app.add_option("inputs", job.inputs, "Image files and folders")->required();
@@ -117,17 +128,29 @@ int main(int argc, char** argv) {
   app.add_option("--resume", job.resume_report, "Skip the inputs this earlier report lists as done")->check(CLI::ExistingFile);
   app.add_option("--max-pixels", job.max_pixels, "Refuse images with more pixels (decompression bombs)")
       ->default_val(1LL << 28);
+  app.add_option("--jpeg-decoder", jpeg_decoder,
+                 "GPU backend: who decodes JPEGs: auto (nvJPEG when built with it, else OpenCV), nvjpeg or opencv")
+      ->default_val("auto")
+      ->check(CLI::IsMember({"auto", "nvjpeg", "opencv"}));
+  app.add_option("--jpeg-batch", job.jpeg_batch, "nvJPEG: JPEGs per batched GPU decode, per worker")
+      ->default_val(32)
+      ->check(CLI::Range(1, 4096));
   app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
       ->default_val("reflect101");
   app.add_flag("--plot", job.pipeline_options.plot, "histogram: also write NAME.hist.png, a bar chart");
   app.add_flag("-q,--quiet", quiet, "No progress bar, notices or summary");
-  app.footer(std::string(kFooter) + "\n\nOperations:\n" + image::operations_help());
+  std::string footer = kFooter;
+  footer.replace(footer.find("%NVJPEG%"), 8, pipeline::nvjpeg_in_build() ? "built in" : "not built in");
+  app.footer(footer + "\n\nOperations:\n" + image::operations_help());
 
   return wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
     nvtx::Range app_range("wk-image");
     if (!job.format.empty() && job.format[0] == '.') job.format.erase(0, 1);
     job.pipeline_options.border = image::parse_border(border_text);
     if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);
+    job.jpeg_decoder = jpeg_decoder == "nvjpeg"   ? pipeline::JpegDecoder::nvjpeg
+                       : jpeg_decoder == "opencv" ? pipeline::JpegDecoder::opencv
+                                                  : pipeline::JpegDecoder::auto_select;
     if (report.empty() && !job.resume_report.empty()) report = job.resume_report.string();
     const BackendSelection sel = wk::app::choose_backend(kProg, device, quiet);
     job.backend = sel.backend;

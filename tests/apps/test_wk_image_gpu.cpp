@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "test_support.hpp"
+#include "wk/pipeline/folder_job.hpp"
 
 namespace fs = std::filesystem;
 using wk::test::sh_quote;
@@ -13,7 +14,9 @@ TEST_CASE("wk-image gray: GPU outputs are byte-identical to CPU outputs", "[gpu]
                                  " --count 8 --size 1921x1081 --formats jpg,png,bmp,ppm");
   REQUIRE(gen.exit_code == 0);
   for (const char* dev : {"cpu", "gpu"}) {
-    const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --device " + dev + " -o " +
+    // --jpeg-decoder opencv: nvJPEG's pixels differ from libjpeg's by rounding (tested in
+    // tests/io/test_nvjpeg_decoder_gpu.cpp); here the GPU operations are checked bit for bit.
+    const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --jpeg-decoder opencv --device " + dev + " -o " +
                                  sh_quote((dir / dev).string()) + " " + sh_quote((dir / "in").string()));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
@@ -49,4 +52,20 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
   CHECK_THAT(report, Catch::Contains("\"gpu0\"") && Catch::Contains("\"gpu1\""));
   for (const auto& e : fs::directory_iterator(dir / "cpu"))
     CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
+}
+
+TEST_CASE("wk-image on the GPU decodes JPEGs with nvJPEG by default when built with it", "[gpu][cli][wk-image][nvjpeg]") {
+  wk::test::TempDir dir;
+  REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
+                        " --count 6 --size 1280x720 --formats jpg").exit_code == 0);
+  const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --format png --jpeg-batch 4 -o " +
+                               sh_quote((dir / "out").string()) + " --report " + sh_quote((dir / "r.json").string()) + " " +
+                               sh_quote((dir / "in").string()));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const std::string report = wk::test::read_bytes(dir / "r.json");
+  if (wk::pipeline::nvjpeg_in_build())
+    CHECK_THAT(report, Catch::Contains("\"decoder\": \"nvjpeg"));
+  else
+    CHECK_THAT(report, Catch::Contains("\"decoder\": \"opencv\"") && !Catch::Contains("nvjpeg"));
 }

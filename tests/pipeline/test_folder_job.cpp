@@ -75,4 +75,24 @@ TEST_CASE("run_folder_job rejects bad options before touching files", "[pipeline
   opt.outdir = dir / "out";
   CHECK_THROWS_AS(pipeline::run_folder_job(opt), Error);
   CHECK_FALSE(fs::exists(dir / "out"));
+
+  auto usage_error = [&](const pipeline::FolderJobOptions& o) {
+    try {
+      pipeline::run_folder_job(o);
+    } catch (const Error& e) {
+      return e.category() == ErrorCategory::usage;
+    }
+    return false;
+  };
+  opt.pipeline_text = "gray";
+  opt.jpeg_batch = 0;
+  CHECK(usage_error(opt));
+  opt.jpeg_batch = 32;
+  opt.jpeg_decoder = pipeline::JpegDecoder::nvjpeg;  // the CPU backend decodes with OpenCV only
+  CHECK(usage_error(opt));
+  if (!pipeline::nvjpeg_in_build()) {
+    opt.backend = Backend::gpu;  // refused for the build, before any GPU is asked for
+    CHECK(usage_error(opt));
+  }
+  CHECK_FALSE(fs::exists(dir / "out"));
 }

@@ -13,10 +13,14 @@
 #include <thread>
 #include <unordered_set>
 
+#include "io/nvjpeg_decoder.hpp"
+#include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/image_codec.hpp"
+#include "wk/io/jpeg_header.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,12 +78,20 @@ std::optional<std::pair<int, int>> probe_pnm(std::span<const std::uint8_t> b) {
 }
 
 // One worker's pipelines: the GPU one on its device, and a CPU one made when first needed
-// (--device cpu, or after a GPU failure).
+// (--device cpu, or after a GPU failure). A GPU worker that decodes JPEGs with nvJPEG also owns
+// its decoder and the device buffers its batch is decoded into.
 struct WorkerPipelines {
+  WorkerPipelines(const FolderJobOptions& o, int d) : opt(o), device(d) {}
   const FolderJobOptions& opt;
   int device;  // -1: CPU
   std::optional<image::Pipeline> gpu, cpu;
   bool gpu_failed = false;
+  // nvJPEG: the batch limit (0: this worker decodes every file with OpenCV; halved after a
+  // device-memory failure), the decoder (made on first use) and one buffer per batch file.
+  int jpeg_batch = 0;
+  bool nvjpeg_tried = false;
+  std::optional<io::NvjpegDecoder> nvjpeg;
+  std::vector<DeviceImage> slots;
 
   image::Pipeline& pick() {
     if (device >= 0 && !gpu_failed) {
@@ -90,7 +102,8 @@ struct WorkerPipelines {
     if (!cpu) cpu.emplace(opt.pipeline_text, Backend::cpu, opt.pipeline_options);
     return *cpu;
   }
-  std::string name() const { return device >= 0 && !gpu_failed ? "gpu" + std::to_string(device) : "cpu"; }
+  bool on_gpu() const { return device >= 0 && !gpu_failed; }
+  std::string name() const { return on_gpu() ? "gpu" + std::to_string(device) : "cpu"; }
 };
 
 struct Shared {
@@ -101,6 +114,26 @@ struct Shared {
   std::unordered_set<std::string> resume_ok;
   std::mutex side_mutex;
   std::set<fs::path> side_paths;
+  // One nvJPEG library handle per device, shared by its workers (null: it failed to start).
+  std::mutex nvjpeg_mutex;
+  std::map<int, std::shared_ptr<io::NvjpegLibrary>> nvjpeg_libraries;
+};
+
+// What the workers share to report: each finished record, and notices.
+struct Reporter {
+  const JobCallbacks& cb;
+  std::mutex mutex;
+  std::vector<std::optional<FileRecord>>& records;
+  void notice(const std::string& msg) {
+    if (!cb.on_notice) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    cb.on_notice(msg);
+  }
+  void finished(std::size_t i, FileRecord&& r) {
+    std::lock_guard<std::mutex> lock(mutex);
+    records[i] = std::move(r);
+    if (cb.on_file) cb.on_file(*records[i]);
+  }
 };
 
 fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
@@ -109,21 +142,50 @@ fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
   return out.lexically_normal();
 }
 
-FileRecord process_file(Shared& sh, std::size_t i, WorkerPipelines& wp, const JobCallbacks& cb, std::mutex& cb_mutex) {
-  const io::InputFile& in = sh.files[i];
-  const fs::path& out = sh.outputs[i];
-  const long idx = static_cast<long>(i);
+bool is_jpeg(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+
+// One file from its claim to its record.
+struct FileWork {
+  std::size_t i = 0;
   FileRecord r;
+  std::vector<std::uint8_t> bytes;  // kept until the file is done when nvJPEG decodes it (a GPU
+                                    // failure after the decode decodes it again on the CPU)
+  bool finished = false;            // r is final: skipped, or failed before decoding
+  io::NvjpegImageInfo jpeg;         // nvJPEG's output for this file; channels 0: not nvJPEG's
+  int slot = -1;                    // nvJPEG: the decoded image is WorkerPipelines::slots[slot]
+};
+
+void record_failure(FileRecord& r, const std::exception& e) {
+  r.status = FileStatus::failed;
+  std::string msg = e.what();
+  if (msg.rfind(r.path, 0) == 0 && msg.size() > r.path.size() + 2) msg = msg.substr(r.path.size() + 2);
+  r.error = msg;
+}
+
+void check_pixel_limit(long long max_pixels, int width, int height) {
+  if (double(width) * height > double(max_pixels))
+    throw Error(ErrorCategory::decode, std::to_string(width) + "x" + std::to_string(height) +
+                                           " pixels is more than --max-pixels " + std::to_string(max_pixels) +
+                                           " (a decompression bomb?); not decoded");
+}
+
+// The checks, the read and the header probe: everything before decoding. Returns false when the
+// record is final (skipped, or failed).
+bool begin_file(Shared& sh, FileWork& fw) {
+  const io::InputFile& in = sh.files[fw.i];
+  const fs::path& out = sh.outputs[fw.i];
+  const long idx = static_cast<long>(fw.i);
+  FileRecord& r = fw.r;
   r.path = in.path.string();
   r.output = out.string();
-  nvtx::Range file_range("file", nvtx::Color::app, idx);
+  fw.finished = true;
   try {
-    if (!sh.precheck[i].empty()) throw Error(ErrorCategory::usage, sh.precheck[i]);
+    if (!sh.precheck[fw.i].empty()) throw Error(ErrorCategory::usage, sh.precheck[fw.i]);
     std::error_code ec;
     if (sh.resume_ok.count(r.path)) {
       r.status = FileStatus::skipped;
       r.error = "done in an earlier run (--resume)";
-      return r;
+      return false;
     }
     if (fs::exists(out, ec)) {
       if (fs::equivalent(out, in.path, ec))
@@ -131,60 +193,80 @@ FileRecord process_file(Shared& sh, std::size_t i, WorkerPipelines& wp, const Jo
       if (sh.opt.skip_existing) {
         r.status = FileStatus::skipped;
         r.error = "output exists (--skip-existing)";
-        return r;
+        return false;
       }
     }
-    auto t = Clock::now();
-    std::vector<std::uint8_t> bytes;
+    const auto t = Clock::now();
     {
       nvtx::Range s("read", nvtx::Color::io, idx);
-      bytes = io::read_file(in.path);
+      fw.bytes = io::read_file(in.path);
     }
     r.ms.read = ms_since(t);
-    if (auto dims = probe_dimensions(bytes)) {
+    if (auto dims = probe_dimensions(fw.bytes)) {
       r.width = dims->first;
       r.height = dims->second;
-      if (double(dims->first) * dims->second > double(sh.opt.max_pixels))
-        throw Error(ErrorCategory::decode, std::to_string(dims->first) + "x" + std::to_string(dims->second) +
-                                               " pixels is more than --max-pixels " + std::to_string(sh.opt.max_pixels) +
-                                               " (a decompression bomb?); not decoded");
+      check_pixel_limit(sh.opt.max_pixels, dims->first, dims->second);
     }
-    t = Clock::now();
-    cv::Mat img;
-    {
-      nvtx::Range s("decode", nvtx::Color::codec, idx);
-      img = io::decode_image(bytes);
-    }
-    r.ms.decode = ms_since(t);
-    r.width = img.cols;
-    r.height = img.rows;
-    if (double(img.total()) > double(sh.opt.max_pixels))
-      throw Error(ErrorCategory::decode, "image has more pixels than --max-pixels " + std::to_string(sh.opt.max_pixels));
-    bytes = {};
+  } catch (const std::exception& e) {
+    record_failure(r, e);
+    return false;
+  }
+  fw.finished = false;
+  return true;
+}
 
-    t = Clock::now();
+cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw) {
+  const auto t = Clock::now();
+  cv::Mat img;
+  {
+    nvtx::Range s("decode", nvtx::Color::codec, static_cast<long>(fw.i));
+    img = io::decode_image(fw.bytes);
+  }
+  fw.r.ms.decode += ms_since(t);
+  fw.r.decoder = "opencv";
+  fw.r.width = img.cols;
+  fw.r.height = img.rows;
+  if (double(img.total()) > double(sh.opt.max_pixels))
+    throw Error(ErrorCategory::decode, "image has more pixels than --max-pixels " + std::to_string(sh.opt.max_pixels));
+  return img;
+}
+
+// Runs the operations, encodes and writes. The input is `host` (decoded by OpenCV) or, when
+// null, the worker's slot fw.slot (decoded by nvJPEG on its GPU). A GPU failure (out of memory,
+// a lost device) must not lose the file or crash the job: this worker goes on with the CPU path,
+// decoding the file again on the CPU when its pixels were on the GPU.
+void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* host, Reporter& rep) {
+  FileRecord& r = fw.r;
+  const fs::path& out = sh.outputs[fw.i];
+  const long idx = static_cast<long>(fw.i);
+  try {
+    auto t = Clock::now();
     std::vector<image::SideOutput> side;
-    cv::Mat result;
+    cv::Mat result, redecoded;
     try {
       r.device = wp.name();
-      result = wp.pick().run(img, idx, &side);
+      result = host ? wp.pick().run(*host, idx, &side) : wp.pick().run_device(wp.slots.at(fw.slot), idx, &side);
     } catch (const Error& e) {
       if (e.category() != ErrorCategory::cuda || wp.device < 0 || wp.gpu_failed) throw;
-      // A GPU failure (out of memory, a lost device) must not lose the file or crash the job:
-      // this worker goes on with the CPU path.
       wp.gpu_failed = true;
+      wp.nvjpeg.reset();
+      wp.slots.clear();
       wp.gpu.reset();
-      if (cb.on_notice) {
-        std::lock_guard<std::mutex> lock(cb_mutex);
-        cb.on_notice("GPU " + std::to_string(wp.device) + " failed on " + r.path + " (" + e.what() +
-                     "); this worker continues on the CPU");
-      }
+      rep.notice("GPU " + std::to_string(wp.device) + " failed on " + r.path + " (" + e.what() +
+                 "); this worker continues on the CPU");
       side.clear();
       r.device = wp.name();
-      result = wp.pick().run(img, idx, &side);
+      if (!host) {
+        const auto td = Clock::now();
+        redecoded = decode_with_opencv(sh, fw);
+        host = &redecoded;
+        t += Clock::now() - td;  // the decode is counted in ms.decode, not in ms.process
+      }
+      result = wp.pick().run(*host, idx, &side);
     }
     r.ms.process = ms_since(t);
-    img.release();
+    redecoded.release();
+    fw.bytes = {};
 
     t = Clock::now();
     std::vector<std::uint8_t> encoded;
@@ -209,15 +291,177 @@ FileRecord process_file(Shared& sh, std::size_t i, WorkerPipelines& wp, const Jo
     r.ms.write = ms_since(t);
     r.status = FileStatus::ok;
   } catch (const std::exception& e) {
-    r.status = FileStatus::failed;
-    std::string msg = e.what();
-    if (msg.rfind(r.path, 0) == 0 && msg.size() > r.path.size() + 2) msg = msg.substr(r.path.size() + 2);
-    r.error = msg;
+    record_failure(r, e);
   }
-  return r;
+}
+
+void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& rep) {
+  cv::Mat img;
+  try {
+    img = decode_with_opencv(sh, fw);
+  } catch (const std::exception& e) {
+    record_failure(fw.r, e);
+    return;
+  }
+  fw.bytes = {};
+  finish_file(sh, fw, wp, &img, rep);
+}
+
+// One file on its own: OpenCV decode (the CPU backend, --jpeg-decoder opencv, non-JPEG inputs
+// when nvJPEG is off).
+FileRecord process_file(Shared& sh, std::size_t i, WorkerPipelines& wp, Reporter& rep) {
+  FileWork fw;
+  fw.i = i;
+  nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
+  if (begin_file(sh, fw)) decode_and_finish(sh, fw, wp, rep);
+  return std::move(fw.r);
+}
+
+// The worker's nvJPEG decoder, made on first use; false when this worker decodes with OpenCV.
+bool nvjpeg_ready(Shared& sh, WorkerPipelines& wp, Reporter& rep) {
+  if (wp.jpeg_batch <= 0 || !wp.on_gpu()) return false;
+  if (wp.nvjpeg) return true;
+  if (wp.nvjpeg_tried) return false;
+  wp.nvjpeg_tried = true;
+  std::string why;
+  try {
+    wp.pick();  // the device current, the pipeline (and soon its stream) made
+    std::shared_ptr<io::NvjpegLibrary> library;
+    {
+      std::lock_guard<std::mutex> lock(sh.nvjpeg_mutex);
+      auto it = sh.nvjpeg_libraries.find(wp.device);
+      if (it != sh.nvjpeg_libraries.end()) {
+        library = it->second;  // null: it failed for another worker, who said so
+      } else {
+        try {
+          library = std::make_shared<io::NvjpegLibrary>();
+        } catch (const std::exception& e) {
+          why = e.what();
+        }
+        sh.nvjpeg_libraries[wp.device] = library;
+      }
+    }
+    if (library) wp.nvjpeg.emplace(std::move(library));
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!why.empty()) rep.notice("GPU " + std::to_string(wp.device) + ": " + why + "; JPEGs are decoded with OpenCV");
+  if (!wp.nvjpeg) wp.jpeg_batch = 0;
+  return wp.nvjpeg.has_value();
+}
+
+// Decodes the chunk's nvJPEG files: one batched call for the colour JPEGs, one for the gray ones
+// (nvJPEG fixes the output format per batch). Files of a failed batch lose their slot and are
+// decoded one by one with OpenCV later, so a bad file fails alone, with OpenCV's verdict.
+void decode_jpegs(std::vector<FileWork>& work, WorkerPipelines& wp, Reporter& rep) {
+  // Slot k belongs to work[k]; the slots only grow here (process_chunk trims them), so images
+  // decoded by the colour batch survive a failure of the gray one.
+  if (wp.slots.size() < work.size()) wp.slots.resize(work.size());
+  for (const int channels : {3, 1}) {
+    if (!wp.nvjpeg || !wp.on_gpu()) return;
+    std::vector<FileWork*> batch;
+    std::vector<int> slots;
+    std::vector<std::span<const std::uint8_t>> jpegs;
+    std::vector<io::NvjpegImageInfo> infos;
+    std::vector<DeviceImage*> outputs;
+    for (std::size_t k = 0; k < work.size(); ++k) {
+      FileWork& fw = work[k];
+      if (fw.finished || fw.jpeg.channels != channels) continue;
+      batch.push_back(&fw);
+      slots.push_back(static_cast<int>(k));
+      jpegs.push_back(fw.bytes);
+      infos.push_back(fw.jpeg);
+      outputs.push_back(&wp.slots[k]);
+    }
+    if (batch.empty()) continue;
+    const auto t = Clock::now();
+    try {
+      nvtx::Range range("nvjpeg decode", nvtx::Color::codec, static_cast<long>(batch.front()->i));
+      wp.nvjpeg->decode_batch(jpegs, infos, outputs, wp.pick().stream());
+      // One call decodes the batch: each file is charged an equal share of it.
+      const double each_ms = ms_since(t) / double(batch.size());
+      for (std::size_t b = 0; b < batch.size(); ++b) {
+        FileWork& fw = *batch[b];
+        fw.slot = slots[b];
+        fw.r.ms.decode = each_ms;
+        fw.r.decoder = wp.nvjpeg->library().name();
+        fw.r.width = fw.jpeg.width;
+        fw.r.height = fw.jpeg.height;
+      }
+    } catch (const Error& e) {
+      std::string msg = "GPU " + std::to_string(wp.device) + ": nvJPEG failed on a batch of " + std::to_string(batch.size()) +
+                        " JPEGs from " + batch.front()->r.path + " (" + e.what() + "); they are decoded with OpenCV";
+      if (e.category() == ErrorCategory::cuda) {
+        // Out of device memory, or a failing GPU (then the operations fail next and move this
+        // worker to the CPU): smaller batches from now on, none below one file.
+        wp.jpeg_batch /= 2;
+        if (wp.jpeg_batch == 0) wp.nvjpeg.reset();
+        msg += wp.jpeg_batch ? "; batches of at most " + std::to_string(wp.jpeg_batch) + " from now on"
+                             : "; this worker stops using nvJPEG";
+      }
+      rep.notice(msg);
+    }
+  }
+}
+
+// A GPU worker with nvJPEG: the files [first, first + count). JPEGs that nvJPEG can decode as
+// OpenCV would (see io::nvjpeg_unsuitable_reason and NvjpegDecoder::inspect) are decoded on the
+// GPU in batches straight into device buffers; every other file takes the OpenCV path. Each file
+// still gets its own record, in its own "file" NVTX ranges (one around the read, one around the
+// operations, encode and write) with the batch's "nvjpeg decode" range between them.
+void process_chunk(Shared& sh, std::size_t first, std::size_t count, WorkerPipelines& wp,
+                   const std::atomic<bool>* stop, Reporter& rep) {
+  std::vector<FileWork> work;
+  work.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (stop && stop->load()) break;  // the rest of the chunk is not started
+    FileWork& fw = work.emplace_back();
+    fw.i = first + k;
+    nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(fw.i));
+    // A truncated JPEG goes to OpenCV's path too, which names it.
+    if (!begin_file(sh, fw) || !is_jpeg(fw.bytes) || !io::jpeg_complete(fw.bytes)) continue;
+    const auto header = io::parse_jpeg_header(fw.bytes);
+    if (!header || !io::nvjpeg_unsuitable_reason(*header).empty()) continue;
+    io::NvjpegImageInfo info;
+    if (!wp.nvjpeg->inspect(fw.bytes, info).empty()) continue;
+    try {
+      check_pixel_limit(sh.opt.max_pixels, info.width, info.height);
+    } catch (const std::exception& e) {
+      record_failure(fw.r, e);
+      fw.finished = true;
+      continue;
+    }
+    fw.jpeg = info;
+  }
+  decode_jpegs(work, wp, rep);
+  for (FileWork& fw : work) {
+    if (!fw.finished) {
+      nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(fw.i));
+      if (fw.slot >= 0 && wp.on_gpu() && fw.slot < static_cast<int>(wp.slots.size())) finish_file(sh, fw, wp, nullptr, rep);
+      else decode_and_finish(sh, fw, wp, rep);
+    }
+    fw.bytes = {};
+    rep.finished(fw.i, std::move(fw.r));
+  }
+  // Memory stays bounded by the largest batch this worker may still decode.
+  if (wp.slots.size() > static_cast<std::size_t>(wp.jpeg_batch)) wp.slots.resize(wp.jpeg_batch);
+}
+
+// Guided scheduling of chunks: a worker's share of the files left, at most `limit`, so the last
+// files spread over all workers instead of waiting in one worker's batch.
+std::pair<std::size_t, std::size_t> claim_chunk(std::atomic<std::size_t>& next, std::size_t n, std::size_t workers,
+                                                std::size_t limit) {
+  std::size_t cur = next.load();
+  for (;;) {
+    if (cur >= n) return {n, 0};
+    const std::size_t take = std::clamp<std::size_t>((n - cur) / workers, 1, limit);
+    if (next.compare_exchange_weak(cur, cur + take)) return {cur, take};
+  }
 }
 
 }  // namespace
+
+bool nvjpeg_in_build() noexcept { return io::nvjpeg_in_build(); }
 
 std::optional<std::pair<int, int>> probe_dimensions(std::span<const std::uint8_t> b) {
   static constexpr std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
@@ -239,6 +483,13 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   // Bad pipelines and options are usage errors before any file is touched.
   { image::Pipeline validate(opt.pipeline_text, Backend::cpu, opt.pipeline_options); }
   if (opt.max_pixels < 1) throw Error(ErrorCategory::usage, "--max-pixels must be at least 1");
+  if (opt.jpeg_batch < 1) throw Error(ErrorCategory::usage, "--jpeg-batch must be at least 1");
+  if (opt.jpeg_decoder == JpegDecoder::nvjpeg && !io::nvjpeg_in_build())
+    throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)");
+  if (opt.jpeg_decoder == JpegDecoder::nvjpeg && opt.backend != Backend::gpu)
+    throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg needs the GPU backend");
+  // nvJPEG decodes on the GPU workers; the CPU backend decodes everything with OpenCV.
+  const bool use_nvjpeg = opt.backend == Backend::gpu && opt.jpeg_decoder != JpegDecoder::opencv && io::nvjpeg_in_build();
   std::vector<int> gpus = opt.gpus;
   if (opt.backend == Backend::gpu) {
     int count = 0;
@@ -261,7 +512,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     scan = io::scan_inputs(opt.inputs, opt.outdir);
   }
   result.scan_errors = scan.errors;
-  Shared sh{opt, scan.files, {}, {}, std::move(resume_ok), {}, {}};
+  Shared sh{opt, scan.files, {}, {}, std::move(resume_ok), {}, {}, {}, {}};
   std::map<fs::path, std::size_t> first_user;
   for (std::size_t i = 0; i < scan.files.size(); ++i) {
     sh.outputs.push_back(output_for(opt, scan.files[i]));
@@ -280,22 +531,26 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
 
   std::vector<std::optional<FileRecord>> records(n);
   std::atomic<std::size_t> next{0};
-  std::mutex cb_mutex;
   std::exception_ptr fatal;
+  Reporter rep{cb, {}, records};
   auto worker = [&](int w) {
-    WorkerPipelines wp{opt, gpus.empty() ? -1 : gpus[w % gpus.size()], {}, {}, false};
+    WorkerPipelines wp{opt, gpus.empty() ? -1 : gpus[w % gpus.size()]};
+    wp.jpeg_batch = use_nvjpeg ? opt.jpeg_batch : 0;
     try {
       for (;;) {
         if (stop && stop->load()) break;
+        if (nvjpeg_ready(sh, wp, rep)) {
+          const auto [first, count] = claim_chunk(next, n, static_cast<std::size_t>(workers), wp.jpeg_batch);
+          if (count == 0) break;
+          process_chunk(sh, first, count, wp, stop, rep);
+          continue;
+        }
         const std::size_t i = next++;
         if (i >= n) break;
-        FileRecord rec = process_file(sh, i, wp, cb, cb_mutex);
-        std::lock_guard<std::mutex> lock(cb_mutex);
-        records[i] = std::move(rec);
-        if (cb.on_file) cb.on_file(*records[i]);
+        rep.finished(i, process_file(sh, i, wp, rep));
       }
     } catch (...) {
-      std::lock_guard<std::mutex> lock(cb_mutex);
+      std::lock_guard<std::mutex> lock(rep.mutex);
       if (!fatal) fatal = std::current_exception();
     }
   };
@@ -324,7 +579,7 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   json files = json::array();
   for (const auto& r : result.records) {
     json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
-              {"height", r.height}, {"device", r.device},
+              {"height", r.height}, {"device", r.device}, {"decoder", r.decoder},
               {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
                       {"encode", r.ms.encode}, {"write", r.ms.write}}}};
     if (!r.error.empty()) f["error"] = r.error;

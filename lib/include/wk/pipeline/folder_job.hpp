@@ -3,7 +3,10 @@
 // download) → encode + write, overlapped. A pool of worker threads (one per core by default)
 // each owns a Pipeline, i.e. its own CUDA stream, pinned staging buffers and device buffers, so
 // uploads, kernels and downloads of different images overlap on the GPU(s) while other workers
-// decode and encode on the CPU. Memory stays bounded: one image in flight per worker.
+// decode and encode on the CPU. With nvJPEG (GPU backend, JPEG inputs) a worker reads up to
+// jpeg_batch files, decodes their JPEGs on the GPU in one batched call straight into its device
+// buffers (no upload), then runs the operations, download, encode and write per file. Memory
+// stays bounded: one image, or one batch of at most jpeg_batch images, in flight per worker.
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -16,6 +19,12 @@
 #include "wk/io/image_codec.hpp"
 
 namespace wk::pipeline {
+
+// Who decodes JPEG inputs on the GPU backend. auto: nvJPEG when this build has it and it starts
+// on the device, else OpenCV; nvjpeg: the same, but a build without nvJPEG is a usage error;
+// opencv: OpenCV for every file (bit-identical to the CPU backend). The CPU backend always uses
+// OpenCV. nvJPEG's IDCT and colour conversion differ from libjpeg's by a few levels at most.
+enum class JpegDecoder { auto_select, opencv, nvjpeg };
 
 struct FolderJobOptions {
   std::string pipeline_text;
@@ -30,11 +39,16 @@ struct FolderJobOptions {
   std::filesystem::path resume_report;  // skip inputs this earlier report lists as ok
   int threads = 0;                      // workers; 0: one per core
   long long max_pixels = 1LL << 28;     // per image (268 Mpx); guards against decompression bombs
+  JpegDecoder jpeg_decoder = JpegDecoder::auto_select;
+  int jpeg_batch = 32;                  // nvJPEG: JPEGs per batched decode call (per GPU worker)
 };
 
 enum class FileStatus { ok, failed, skipped };
 const char* to_string(FileStatus s) noexcept;
 
+// Milliseconds per stage. decode: OpenCV's time for this file, or, for a file nvJPEG decoded,
+// an equal share of its batch's decode call (wall time including the GPU work); process: upload
+// (none after nvJPEG), operations and download.
 struct StageMs {
   double read = 0, decode = 0, process = 0, encode = 0, write = 0;
 };
@@ -47,6 +61,7 @@ struct FileRecord {
   int width = 0, height = 0;
   StageMs ms;
   std::string device;  // "gpu0", "gpu1", "cpu"
+  std::string decoder;  // "opencv", "nvjpeg-hw" (hardware JPEG decoder), "nvjpeg"; "" when not decoded
 };
 
 struct JobTotals {
@@ -66,6 +81,9 @@ struct JobCallbacks {
   std::function<void(const FileRecord&)> on_file;    // each finished file, one at a time
   std::function<void(const std::string&)> on_notice; // e.g. a GPU failure falling back to the CPU
 };
+
+// True when this build decodes JPEGs with nvJPEG on the GPU backend (the CUDA toolkit had it).
+bool nvjpeg_in_build() noexcept;
 
 // Runs the job. `stop` (optional) is polled between files: once set, no new file starts, the
 // files in flight finish (no partial outputs), and totals.interrupted is true. Throws

@@ -1,0 +1,203 @@
+// nvJPEG decode in the folder job (io/nvjpeg_decoder + pipeline/folder_job): the GPU-decoded
+// pixels against OpenCV's decode of the same file, within rounding (nvJPEG's IDCT, colour
+// conversion and chroma upsampling are not libjpeg's, so equality is not expected); JPEGs that
+// nvJPEG must not decode go through OpenCV exactly; a bad file fails alone.
+#include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "test_support.hpp"
+#include "wk/pipeline/folder_job.hpp"
+
+namespace fs = std::filesystem;
+using namespace wk;
+
+namespace {
+
+// Smooth gradients, hard-edged coloured shapes and mild noise: what JPEG is made for, with
+// edges where chroma upsampling differences show.
+cv::Mat photo_like(int width, int height, int channels, unsigned seed) {
+  cv::Mat m(height, width, CV_8UC3);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      m.at<cv::Vec3b>(y, x) = cv::Vec3b(cv::saturate_cast<uchar>(255.0 * x / width), cv::saturate_cast<uchar>(255.0 * y / height),
+                                        cv::saturate_cast<uchar>(128 + 100 * std::sin((x + y) * 0.05)));
+  cv::RNG rng(seed);
+  for (int k = 0; k < 12; ++k) {
+    const cv::Point c(rng.uniform(0, width), rng.uniform(0, height));
+    const cv::Scalar colour(rng.uniform(0, 256), rng.uniform(0, 256), rng.uniform(0, 256));
+    if (k % 2) cv::circle(m, c, rng.uniform(2, std::max(3, width / 6)), colour, cv::FILLED, cv::LINE_AA);
+    else cv::rectangle(m, c, c + cv::Point(rng.uniform(1, width / 4 + 2), rng.uniform(1, height / 4 + 2)), colour, cv::FILLED);
+  }
+  cv::Mat m16, noise(height, width, CV_16SC3);
+  rng.fill(noise, cv::RNG::NORMAL, 0, 6);
+  m.convertTo(m16, CV_16SC3);
+  m16 += noise;
+  m16.convertTo(m, CV_8UC3);
+  if (channels == 1) cv::cvtColor(m, m, cv::COLOR_BGR2GRAY);
+  return m;
+}
+
+std::vector<std::uint8_t> encode_jpeg(const cv::Mat& m, std::vector<int> params) {
+  std::vector<std::uint8_t> b;
+  REQUIRE(cv::imencode(".jpg", m, b, params));
+  return b;
+}
+
+// APP1 EXIF (little-endian TIFF) with IFD0 = { orientation: 6 }, inserted after SOI.
+void add_exif_rotate_90(std::vector<std::uint8_t>& jpeg) {
+  const std::vector<std::uint8_t> payload{'E', 'x', 'i', 'f', 0, 0, 'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0,
+                                          0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
+  const std::size_t len = payload.size() + 2;
+  std::vector<std::uint8_t> seg{0xFF, 0xE1, std::uint8_t(len >> 8), std::uint8_t(len)};
+  seg.insert(seg.end(), payload.begin(), payload.end());
+  jpeg.insert(jpeg.begin() + 2, seg.begin(), seg.end());
+}
+
+// Overwrites a stretch of entropy-coded data in the middle of the scan (headers and the
+// end-of-image marker intact) with bytes that are never 0xFF, so no marker appears.
+void corrupt_scan(std::vector<std::uint8_t>& jpeg) {
+  std::size_t sos = 2;
+  while (!(jpeg[sos] == 0xFF && jpeg[sos + 1] == 0xDA)) sos += 2 + ((jpeg[sos + 2] << 8) | jpeg[sos + 3]);
+  const std::size_t begin = sos + 2 + ((jpeg[sos + 2] << 8) | jpeg[sos + 3]);
+  const std::size_t from = begin + (jpeg.size() - begin) / 3, to = begin + (jpeg.size() - begin) * 2 / 3;
+  cv::RNG rng(99);
+  for (std::size_t i = from; i < to; ++i) jpeg[i] = std::uint8_t(rng.uniform(0, 255));
+}
+
+void write_file(const fs::path& p, const std::vector<std::uint8_t>& b) { test::write_bytes(p, std::string(b.begin(), b.end())); }
+
+struct Diff {
+  double mean = 0, max = 0, over_16 = 0;  // mean |a - b| over all samples, max, fraction of samples > 16 apart
+};
+Diff compare(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat d;
+  cv::absdiff(a, b, d);
+  Diff r;
+  const cv::Scalar s = cv::mean(d);
+  for (int c = 0; c < d.channels(); ++c) r.mean += s[c] / d.channels();
+  r.max = cv::norm(d.reshape(1), cv::NORM_INF);
+  cv::Mat big = d.reshape(1) > 16;
+  r.over_16 = double(cv::countNonZero(big)) / double(big.total());
+  return r;
+}
+
+pipeline::JobResult run_job(const fs::path& in, const fs::path& out, const std::string& ops, pipeline::JpegDecoder decoder,
+                            std::vector<std::string>* notices = nullptr) {
+  pipeline::FolderJobOptions opt;
+  opt.pipeline_text = ops;
+  opt.backend = Backend::gpu;
+  opt.inputs = {in.string()};
+  opt.outdir = out;
+  opt.format = "png";  // lossless: the file holds exactly what the pipeline returned
+  opt.jpeg_decoder = decoder;
+  opt.jpeg_batch = 3;  // several batches per worker, a partial one, gray and colour ones
+  opt.threads = 2;
+  pipeline::JobCallbacks cb;
+  if (notices) cb.on_notice = [notices](const std::string& m) { notices->push_back(m); };
+  return pipeline::run_folder_job(opt, nullptr, cb);
+}
+
+}  // namespace
+
+TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the rest through OpenCV, bad files alone",
+          "[gpu][nvjpeg][pipeline]") {
+  if (!pipeline::nvjpeg_in_build()) {
+    WARN("SKIPPED: this build has no nvJPEG (configure reported 'warpkit: nvJPEG decode: OFF')");
+    return;
+  }
+  test::TempDir dir;
+  const fs::path in = dir / "in";
+  fs::create_directories(in);
+  std::map<std::string, std::vector<std::uint8_t>> files;
+  files["a_1921x1081_q90.jpg"] = encode_jpeg(photo_like(1921, 1081, 3, 1), {cv::IMWRITE_JPEG_QUALITY, 90});
+  files["b_640x480_q95.jpg"] = encode_jpeg(photo_like(640, 480, 3, 2), {cv::IMWRITE_JPEG_QUALITY, 95});
+  files["c_333x217_q75.jpg"] = encode_jpeg(photo_like(333, 217, 3, 3), {cv::IMWRITE_JPEG_QUALITY, 75});
+  files["d_17x9.jpg"] = encode_jpeg(photo_like(17, 9, 3, 4), {});
+  // (OpenCV 4.6 writes 4:2:0 only: IMWRITE_JPEG_SAMPLING_FACTOR came in 4.7.)
+  files["e_gray.jpg"] = encode_jpeg(photo_like(801, 601, 1, 7), {});
+  files["f_progressive.jpg"] = encode_jpeg(photo_like(640, 360, 3, 8), {cv::IMWRITE_JPEG_PROGRESSIVE, 1});
+  files["g_exif_rotated.jpg"] = encode_jpeg(photo_like(320, 200, 3, 9), {});
+  add_exif_rotate_90(files["g_exif_rotated.jpg"]);
+  const std::string junk = "\xFF\xD8\xFFthis is no JPEG body at all\xFF\xD9";
+  files["h_corrupt_header.jpg"] = std::vector<std::uint8_t>(junk.begin(), junk.end());
+  files["i_corrupt_scan.jpg"] = encode_jpeg(photo_like(640, 480, 3, 10), {});
+  corrupt_scan(files["i_corrupt_scan.jpg"]);
+  std::vector<std::uint8_t> png;
+  REQUIRE(cv::imencode(".png", photo_like(100, 50, 3, 11), png));
+  files["j_not_jpeg.png"] = png;
+  for (const auto& [name, bytes] : files) write_file(in / name, bytes);
+
+  std::vector<std::string> notices;
+  const pipeline::JobResult res = run_job(in, dir / "out", "hist", pipeline::JpegDecoder::nvjpeg, &notices);
+  for (const auto& n : notices) WARN("notice: " << n);
+  REQUIRE(res.records.size() == files.size());
+  std::map<std::string, const pipeline::FileRecord*> by_name;
+  for (const auto& r : res.records) by_name[fs::path(r.path).filename().string()] = &r;
+
+  for (const auto& [name, bytes] : files) {
+    const pipeline::FileRecord& r = *by_name.at(name);
+    INFO(name << ": status " << pipeline::to_string(r.status) << ", decoder '" << r.decoder << "', error '" << r.error << "'");
+    if (name == "h_corrupt_header.jpg") {
+      CHECK(r.status == pipeline::FileStatus::failed);
+      CHECK_FALSE(r.error.empty());
+      continue;
+    }
+    if (name == "i_corrupt_scan.jpg") continue;  // ok or failed, as its decoder sees it; it must only fail alone
+    REQUIRE(r.status == pipeline::FileStatus::ok);
+    const cv::Mat expected = cv::imdecode(bytes, cv::IMREAD_ANYCOLOR);
+    const cv::Mat got = cv::imread((dir / "out" / fs::path(name).replace_extension(".png")).string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(got.size() == expected.size());
+    REQUIRE(got.channels() == expected.channels());
+    const Diff d = compare(got, expected);
+    WARN(name << " (" << r.decoder << ", " << got.cols << "x" << got.rows << "x" << got.channels() << "): mean |diff| " << d.mean
+              << ", max " << d.max << ", samples > 16 apart " << d.over_16 * 100 << "%, decode " << r.ms.decode << " ms");
+    if (r.decoder == "opencv") {
+      CHECK(d.max == 0);
+    } else {
+      CHECK(d.mean < 1.5);
+      CHECK(d.over_16 < 0.01);
+      CHECK(r.ms.decode > 0);
+    }
+    // nvJPEG takes baseline colour and gray JPEGs; EXIF-rotated JPEGs and other formats stay
+    // with OpenCV; progressive ones depend on the backend (the hardware one does not take them).
+    if (name[0] >= 'a' && name[0] <= 'e') CHECK(r.decoder.rfind("nvjpeg", 0) == 0);
+    if (name == "f_progressive.jpg") CHECK((r.decoder == "opencv" || r.decoder == "nvjpeg"));
+    if (name == "g_exif_rotated.jpg" || name == "j_not_jpeg.png") CHECK(r.decoder == "opencv");
+  }
+  CHECK_THAT(pipeline::report_json(res, {}), Catch::Contains("\"decoder\": \"nvjpeg"));
+}
+
+TEST_CASE("nvJPEG decode feeds the GPU operations: gray,gauss:5 close to the OpenCV-decoded job", "[gpu][nvjpeg][pipeline]") {
+  if (!pipeline::nvjpeg_in_build()) {
+    WARN("SKIPPED: this build has no nvJPEG");
+    return;
+  }
+  test::TempDir dir;
+  fs::create_directories(dir / "in");
+  for (int k = 0; k < 7; ++k)
+    write_file(dir / "in" / ("p" + std::to_string(k) + ".jpg"),
+               encode_jpeg(photo_like(700 + 61 * k, 400 + 37 * k, k == 3 ? 1 : 3, 20 + k), {cv::IMWRITE_JPEG_QUALITY, 90}));
+  const auto nv = run_job(dir / "in", dir / "nv", "gray,gauss:5", pipeline::JpegDecoder::nvjpeg);
+  const auto cv_job = run_job(dir / "in", dir / "cv", "gray,gauss:5", pipeline::JpegDecoder::opencv);
+  REQUIRE(nv.totals.ok == 7);
+  REQUIRE(cv_job.totals.ok == 7);
+  for (const auto& r : nv.records) {
+    CHECK(r.decoder.rfind("nvjpeg", 0) == 0);
+    CHECK(r.device == "gpu0");
+  }
+  for (const auto& r : cv_job.records) CHECK(r.decoder == "opencv");
+  for (int k = 0; k < 7; ++k) {
+    const std::string name = "p" + std::to_string(k) + ".png";
+    const cv::Mat a = cv::imread((dir / "nv" / name).string(), cv::IMREAD_UNCHANGED);
+    const cv::Mat b = cv::imread((dir / "cv" / name).string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(a.size() == b.size());
+    REQUIRE(a.channels() == 1);
+    const Diff d = compare(a, b);
+    WARN(name << ": mean |diff| " << d.mean << ", max " << d.max);
+    CHECK(d.mean < 1.0);  // the blur averages the decoders' rounding differences away
+  }
+}
