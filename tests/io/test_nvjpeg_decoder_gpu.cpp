@@ -124,8 +124,10 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
   add_exif_rotate_90(files["g_exif_rotated.jpg"]);
   const std::string junk = "\xFF\xD8\xFFthis is no JPEG body at all\xFF\xD9";
   files["h_corrupt_header.jpg"] = std::vector<std::uint8_t>(junk.begin(), junk.end());
-  files["i_corrupt_scan.jpg"] = encode_jpeg(photo_like(640, 480, 3, 10), {});
-  corrupt_scan(files["i_corrupt_scan.jpg"]);
+  // Sorted after c_333x217 and before d_17x9: with 10 files, 2 workers and --jpeg-batch 3 the
+  // chunks are [a b c_3] [c_c d e] [f g] [h] [j], so d shares the colour batch with it.
+  files["c_corrupt_scan.jpg"] = encode_jpeg(photo_like(640, 480, 3, 10), {});
+  corrupt_scan(files["c_corrupt_scan.jpg"]);
   std::vector<std::uint8_t> png;
   REQUIRE(cv::imencode(".png", photo_like(100, 50, 3, 11), png));
   files["j_not_jpeg.png"] = png;
@@ -133,7 +135,11 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
 
   std::vector<std::string> notices;
   const pipeline::JobResult res = run_job(in, dir / "out", "hist", pipeline::JpegDecoder::nvjpeg, &notices);
-  for (const auto& n : notices) WARN("notice: " << n);
+  bool batch_failed = false;  // then its good files went through OpenCV
+  for (const auto& n : notices) {
+    WARN("notice: " << n);
+    batch_failed = batch_failed || n.find("nvJPEG failed on a batch") != std::string::npos;
+  }
   REQUIRE(res.records.size() == files.size());
   std::map<std::string, const pipeline::FileRecord*> by_name;
   for (const auto& r : res.records) by_name[fs::path(r.path).filename().string()] = &r;
@@ -146,7 +152,7 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
       CHECK_FALSE(r.error.empty());
       continue;
     }
-    if (name == "i_corrupt_scan.jpg") continue;  // ok or failed, as its decoder sees it; it must only fail alone
+    if (name == "c_corrupt_scan.jpg") continue;  // ok or failed, as its decoder sees it; it must only fail alone
     REQUIRE(r.status == pipeline::FileStatus::ok);
     const cv::Mat expected = cv::imdecode(bytes, cv::IMREAD_ANYCOLOR);
     const cv::Mat got = cv::imread((dir / "out" / fs::path(name).replace_extension(".png")).string(), cv::IMREAD_UNCHANGED);
@@ -164,7 +170,7 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
     }
     // nvJPEG takes baseline colour and gray JPEGs; EXIF-rotated JPEGs and other formats stay
     // with OpenCV; progressive ones depend on the backend (the hardware one does not take them).
-    if (name[0] >= 'a' && name[0] <= 'e') CHECK(r.decoder.rfind("nvjpeg", 0) == 0);
+    if (name[0] >= 'a' && name[0] <= 'e') CHECK((r.decoder.rfind("nvjpeg", 0) == 0 || (batch_failed && r.decoder == "opencv")));
     if (name == "f_progressive.jpg") CHECK((r.decoder == "opencv" || r.decoder == "nvjpeg"));
     if (name == "g_exif_rotated.jpg" || name == "j_not_jpeg.png") CHECK(r.decoder == "opencv");
   }
