@@ -55,7 +55,9 @@ Speed:
   moves that worker to the CPU path; no file is lost.
 
 GPU JPEG decode (nvJPEG; this build: %NVJPEG%):
-  On the GPU backend each worker reads up to --jpeg-batch files and decodes their JPEGs with
+  With --jpeg-decoder nvjpeg (auto, the default, is OpenCV: on the 16-core H100 machine it
+  measured faster than nvJPEG batches, which contend for the decoder; docs/benchmarks.md), each
+  GPU worker reads up to --jpeg-batch files and decodes their JPEGs with
   nvJPEG in one batched call (the hardware JPEG decoder where the GPU has one, as A100/H100)
   straight into GPU memory, so those files need no upload. Pixels may differ from OpenCV's by a
   few levels (another IDCT and colour conversion): use --jpeg-decoder opencv for outputs
@@ -129,7 +131,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-pixels", job.max_pixels, "Refuse images with more pixels (decompression bombs)")
       ->default_val(1LL << 28);
   app.add_option("--jpeg-decoder", jpeg_decoder,
-                 "GPU backend: who decodes JPEGs: auto (nvJPEG when built with it, else OpenCV), nvjpeg or opencv")
+                 "GPU backend: who decodes JPEGs: auto (today OpenCV on the worker threads, measured faster), nvjpeg or opencv")
       ->default_val("auto")
       ->check(CLI::IsMember({"auto", "nvjpeg", "opencv"}));
   app.add_option("--jpeg-batch", job.jpeg_batch, "nvJPEG: JPEGs per batched GPU decode, per worker")

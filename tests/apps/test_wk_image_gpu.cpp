@@ -54,7 +54,7 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
     CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
 }
 
-TEST_CASE("wk-image on the GPU decodes JPEGs with nvJPEG by default when built with it", "[gpu][cli][wk-image][nvjpeg]") {
+TEST_CASE("wk-image on the GPU decodes JPEGs with OpenCV by default, with nvJPEG when asked and built with it", "[gpu][cli][wk-image][nvjpeg]") {
   wk::test::TempDir dir;
   REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
                         " --count 6 --size 1280x720 --formats jpg").exit_code == 0);
@@ -64,8 +64,13 @@ TEST_CASE("wk-image on the GPU decodes JPEGs with nvJPEG by default when built w
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const std::string report = wk::test::read_bytes(dir / "r.json");
-  if (wk::pipeline::nvjpeg_in_build())
-    CHECK_THAT(report, Catch::Contains("\"decoder\": \"nvjpeg"));
-  else
-    CHECK_THAT(report, Catch::Contains("\"decoder\": \"opencv\"") && !Catch::Contains("nvjpeg"));
+  CHECK_THAT(report, Catch::Contains("\"decoder\": \"opencv\"") && !Catch::Contains("nvjpeg"));
+  if (wk::pipeline::nvjpeg_in_build()) {
+    const auto n = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --jpeg-decoder nvjpeg --format png --jpeg-batch 4 -o " +
+                                 sh_quote((dir / "out2").string()) + " --report " + sh_quote((dir / "r2.json").string()) + " " +
+                                 sh_quote((dir / "in").string()));
+    INFO(n.output);
+    REQUIRE(n.exit_code == 0);
+    CHECK_THAT(wk::test::read_bytes(dir / "r2.json"), Catch::Contains("\"decoder\": \"nvjpeg"));
+  }
 }

@@ -488,8 +488,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)");
   if (opt.jpeg_decoder == JpegDecoder::nvjpeg && opt.backend != Backend::gpu)
     throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg needs the GPU backend");
-  // nvJPEG decodes on the GPU workers; the CPU backend decodes everything with OpenCV.
-  const bool use_nvjpeg = opt.backend == Backend::gpu && opt.jpeg_decoder != JpegDecoder::opencv && io::nvjpeg_in_build();
+  // nvJPEG decodes on the GPU workers when asked for; auto and the CPU backend decode with OpenCV
+  // (faster on the H100 machine until the nvJPEG batches stop contending, docs/benchmarks.md).
+  const bool use_nvjpeg = opt.backend == Backend::gpu && opt.jpeg_decoder == JpegDecoder::nvjpeg && io::nvjpeg_in_build();
   std::vector<int> gpus = opt.gpus;
   if (opt.backend == Backend::gpu) {
     int count = 0;

@@ -20,9 +20,10 @@
 
 namespace wk::pipeline {
 
-// Who decodes JPEG inputs on the GPU backend. auto: nvJPEG when this build has it and it starts
-// on the device, else OpenCV; nvjpeg: the same, but a build without nvJPEG is a usage error;
-// opencv: OpenCV for every file (bit-identical to the CPU backend). The CPU backend always uses
+// Who decodes JPEG inputs on the GPU backend. auto: the decoder measured faster on the H100
+// machine, today OpenCV on the worker threads (134 img/s against 73 with nvJPEG batches on the
+// 16-core H100 machine, docs/benchmarks.md); nvjpeg: batched nvJPEG decode (a build without
+// nvJPEG is a usage error); opencv: OpenCV for every file (bit-identical to the CPU backend). The CPU backend always uses
 // OpenCV. nvJPEG's IDCT and colour conversion differ from libjpeg's by a few levels at most.
 enum class JpegDecoder { auto_select, opencv, nvjpeg };
 
