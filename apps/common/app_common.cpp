@@ -1,12 +1,39 @@
 #include "app_common.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
 
 #include "wk/core/error.hpp"
+#include "wk/io/files.hpp"
 
 namespace wk::app {
+
+namespace {
+std::atomic<bool>* g_stop_flag = nullptr;
+std::atomic<int> g_signals{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_interrupt(int) {
+  // Async-signal-safe only: atomics, unlink(2) through the registry, _exit.
+  if (g_signals.fetch_add(1) == 0 && g_stop_flag) {
+    g_stop_flag->store(true);
+    return;
+  }
+  io::remove_registered_temporaries();
+  ::_exit(kInterrupted);
+}
+}  // namespace
+
+void install_interrupt_handlers(std::atomic<bool>* stop) {
+  g_stop_flag = stop;
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
 
 namespace {
 // On a terminal a progress line may be showing: clear it before printing a message line.

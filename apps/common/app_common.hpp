@@ -2,6 +2,7 @@
 // What every warpkit app shares: exit codes, error printing, --device, the progress line.
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -11,7 +12,13 @@
 
 namespace wk::app {
 
-enum ExitCode : int { kSuccess = 0, kSomeFailed = 1, kUsage = 2 };
+enum ExitCode : int { kSuccess = 0, kSomeFailed = 1, kUsage = 2, kInterrupted = 130 };
+
+// SIGINT / SIGTERM. With `stop`: the first signal sets *stop (the app finishes what is in flight
+// and exits kInterrupted itself); a second one ends at once. Without: the first one ends at once.
+// Ending at once removes the registered temporary files (wk::io::TemporaryRegistration: nothing
+// half-written stays behind) and exits kInterrupted.
+void install_interrupt_handlers(std::atomic<bool>* stop);
 
 // Prints "PROG: error: MESSAGE" to stderr.
 void print_error(const char* prog, const std::string& message);

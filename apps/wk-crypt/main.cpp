@@ -53,7 +53,8 @@ the CPU (with a notice). --cpu-percent P has the CPU encrypt P% of each chunk wh
 the rest (the book's hybrid; on a fast GPU small shares or none are best). --variant runs one
 rung of the APOD ladder instead of the default, for experiments.
 
-Exit status: 0 success, 1 failure (bad input, key file, I/O, GPU), 2 usage error.
+Exit status: 0 success, 1 failure (bad input, key file, I/O, GPU), 2 usage error, 130 interrupted
+(Ctrl-C, SIGTERM: the output is left as it was, no temporary file remains).
 )";
 
 struct CryptArgs {
@@ -157,6 +158,7 @@ int main(int argc, char** argv) {
   add_crypt_options(*dec, dec_args);
 
   return wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
+    wk::app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written output left
     nvtx::Range app_range("wk-crypt");
     if (keygen->parsed()) {
       nvtx::Range r("keygen", nvtx::Color::io);

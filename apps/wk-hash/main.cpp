@@ -74,7 +74,8 @@ Errors:
     audit:        {"user":"...","line":N} (+ "password" with --show-passwords)
 
 Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
-(verify: or some password did not match), 2 usage error.)";
+(verify: or some password did not match), 2 usage error, 130 interrupted (Ctrl-C, SIGTERM: an -o
+file is left as it was, no temporary file remains).)";
 
 struct Common {
   std::string input, output, device = "auto";
@@ -487,6 +488,7 @@ int main(int argc, char** argv) {
       "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt");
 
   return app::run_app(kProg, app, argc, argv, [&]() -> int {
+    app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written -o file left
     if (hash_cmd->parsed()) return cmd_hash(hc, method, rounds, cost, variant, users);
     if (crypt_cmd->parsed()) return cmd_crypt(cc);
     if (verify_cmd->parsed()) return cmd_verify(vc);

@@ -28,6 +28,7 @@ OutputSink::OutputSink(const std::filesystem::path& path) {
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) io_error(path, "cannot create a temporary file next to it");
   temp_ = tmpl;
+  registered_ = io::TemporaryRegistration(temp_);
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     ::close(fd);
@@ -75,6 +76,7 @@ void OutputSink::commit() {
     std::filesystem::remove(temp_);
     throw Error(ErrorCategory::io, target_.string() + ": cannot rename the temporary file into place: " + ec.message());
   }
+  registered_.release();
   committed_ = true;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "wk/io/files.hpp"
+
 namespace wk::app {
 
 class OutputSink {
@@ -30,6 +32,7 @@ class OutputSink {
   bool is_stdout_ = true;
   bool committed_ = false;
   std::string buffer_;
+  io::TemporaryRegistration registered_;  // so an interrupt handler can remove temp_
   void flush_buffer();
 };
 

@@ -3,7 +3,6 @@
 // (wk/pipeline/folder_job.hpp: worker threads, streams, pinned staging, multi-GPU).
 #include <fmt/core.h>
 
-#include <csignal>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -21,7 +20,6 @@ using namespace wk;
 namespace {
 
 constexpr const char* kProg = "wk-image";
-constexpr int kInterrupted = 130;
 
 constexpr const char* kFooter = R"(Examples:
   wk-image gray -o gray/ photos/              convert every image below photos/ to gray
@@ -74,22 +72,12 @@ Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|s
   report to FILE unless --report says otherwise.
 
 Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
-the report says what was done. A second Ctrl-C ends at once.
+the report says what was done. A second Ctrl-C ends at once (temporary files removed, no report).
 
 Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage error,
 130 interrupted.)";
 
 std::atomic<bool> g_stop{false};
-extern "C" void on_signal(int) { g_stop.store(true); }
-
-void install_signal_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESETHAND;  // a second signal takes the default action: end now
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 std::vector<int> parse_gpu_list(const std::string& text) {
   std::vector<int> ids;
@@ -156,7 +144,7 @@ int main(int argc, char** argv) {
     if (report.empty() && !job.resume_report.empty()) report = job.resume_report.string();
     const BackendSelection sel = wk::app::choose_backend(kProg, device, quiet);
     job.backend = sel.backend;
-    install_signal_handlers();
+    wk::app::install_interrupt_handlers(&g_stop);
 
     std::unique_ptr<wk::app::Progress> progress;
     double megapixels = 0;
@@ -191,7 +179,7 @@ int main(int argc, char** argv) {
         fmt::print("{}: interrupted: {} files not started{}\n", kProg, t.not_started,
                    report.empty() ? "" : "; continue with --resume " + report);
     }
-    if (t.interrupted) return kInterrupted;
+    if (t.interrupted) return wk::app::kInterrupted;
     return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
   });
 }

@@ -124,3 +124,16 @@ TEST_CASE("wk-image stops cleanly on SIGTERM and --resume finishes the job", "[c
   CHECK(j2["totals"]["skipped"].get<std::size_t>() + j2["totals"]["ok"].get<std::size_t>() == std::size_t(total));
   CHECK(j2["totals"]["skipped"].get<std::size_t>() == written.size());
 }
+
+TEST_CASE("wk-image: a second signal ends at once and leaves no temporary file", "[cli][wk-image][job]") {
+  wk::test::TempDir dir;
+  make_images(dir / "in", 120, 640, 480);
+  const std::string out = sh_quote((dir / "out").string());
+  const std::string script = wk_image("gray --device cpu -q --threads 2 -o " + out + " " + sh_quote((dir / "in").string())) +
+                             " & p=$!; n=0; while [ $(ls " + out + " 2>/dev/null | wc -l) -lt 2 ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done;"
+                             " kill -INT $p; kill -INT $p; wait $p; echo exit=$?";
+  const auto r = wk::test::run("bash -c " + sh_quote(script));
+  INFO(r.output);
+  REQUIRE_THAT(r.output, Catch::Contains("exit=130"));
+  for (const auto& n : names_below(dir / "out")) CHECK(n[0] != '.');  // no temporary files left
+}

@@ -211,6 +211,20 @@ TEST_CASE("wk-hash: many slices in the pipeline keep input order, errors and exi
   }
 }
 
+TEST_CASE("wk-hash: Ctrl-C ends with 130, the -o file as it was and no temporary file", "[hash][cli]") {
+  TempDir dir;
+  write_bytes(dir / "pw.txt", "one\ntwo\nthree\nfour\nfive\nsix\n");
+  write_bytes(dir / "out.txt", "old contents\n");
+  // bcrypt cost 14 on the CPU: about a second per line per core, so the signal comes mid-run.
+  const std::string script = exe() + " hash --device cpu -q --method bcrypt --cost 14 -i " + sh_quote((dir / "pw.txt").string()) +
+                             " -o " + sh_quote((dir / "out.txt").string()) + " & p=$!; sleep 0.5; kill -INT $p; wait $p; echo exit=$?";
+  const auto r = wk::test::run("bash -c " + sh_quote(script));
+  INFO(r.output);
+  CHECK_THAT(r.output, Catch::Contains("exit=130"));
+  CHECK(read_bytes(dir / "out.txt") == "old contents\n");
+  for (const auto& e : fs::directory_iterator(dir.path())) CHECK(e.path().filename().string()[0] != '.');
+}
+
 TEST_CASE("wk-hash audit: accounts with a listed password, locked accounts skipped", "[hash][cli]") {
   TempDir dir;
   auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };

@@ -31,6 +31,21 @@ TEST_CASE("write_file_atomic creates, replaces, and leaves no temporary files", 
   CHECK((st.st_mode & 0777) != 0600);  // not mkstemp's private mode
 }
 
+TEST_CASE("remove_registered_temporaries unlinks exactly the registered, unreleased files", "[io]") {
+  test::TempDir dir;
+  for (const char* n : {"a.tmp", "b.tmp", "c.tmp"}) test::write_bytes(dir / n, "x");
+  io::TemporaryRegistration a(dir / "a.tmp"), b(dir / "b.tmp");
+  io::TemporaryRegistration moved = std::move(b);  // the registration moves with its owner
+  a.release();                                      // renamed into place, say: no longer temporary
+  io::remove_registered_temporaries();
+  CHECK(fs::exists(dir / "a.tmp"));
+  CHECK_FALSE(fs::exists(dir / "b.tmp"));
+  CHECK(fs::exists(dir / "c.tmp"));  // never registered
+  moved.release();                   // after a handler took the slot: harmless
+  // Too long a path is simply not tracked.
+  io::TemporaryRegistration too_long(fs::path(std::string(5000, 'x')));
+}
+
 TEST_CASE("write_file_atomic into a read-only folder fails cleanly", "[io]") {
   if (::geteuid() == 0) {
     WARN("running as root: permission checks do not apply, test skipped");

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -75,6 +76,56 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
   return bytes;
 }
 
+// The registry of temporary files (TemporaryRegistration). A slot is free (0), being filled by its
+// owner (1), live (2), or taken by remove_registered_temporaries (3: the process is ending, the
+// slot is never reused). Static storage, so a signal handler can walk it.
+namespace {
+constexpr int kTempSlots = 1024;
+constexpr std::size_t kTempPathBytes = 4096;
+struct TempSlot {
+  std::atomic<int> state{0};
+  char path[kTempPathBytes];
+};
+TempSlot g_temp_slots[kTempSlots];
+static_assert(std::atomic<int>::is_always_lock_free, "the registry is read from signal handlers");
+}  // namespace
+
+TemporaryRegistration::TemporaryRegistration(const fs::path& path) noexcept {
+  const std::string& p = path.native();
+  if (p.size() >= kTempPathBytes) return;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = 0;
+    if (!g_temp_slots[i].state.compare_exchange_strong(expected, 1)) continue;
+    std::memcpy(g_temp_slots[i].path, p.c_str(), p.size() + 1);
+    g_temp_slots[i].state.store(2);
+    slot_ = i;
+    return;
+  }
+}
+
+TemporaryRegistration& TemporaryRegistration::operator=(TemporaryRegistration&& o) noexcept {
+  if (this != &o) {
+    release();
+    slot_ = o.slot_;
+    o.slot_ = -1;
+  }
+  return *this;
+}
+
+void TemporaryRegistration::release() noexcept {
+  if (slot_ < 0) return;
+  int expected = 2;
+  g_temp_slots[slot_].state.compare_exchange_strong(expected, 0);  // fails only when a handler took it
+  slot_ = -1;
+}
+
+void remove_registered_temporaries() noexcept {
+  for (TempSlot& s : g_temp_slots) {
+    int expected = 2;
+    if (s.state.compare_exchange_strong(expected, 3)) ::unlink(s.path);
+  }
+}
+
 bool is_temporary_name(const fs::path& path) {
   const std::string name = path.filename().string();
   return name.size() > 1 && name[0] == '.' && name.find(kTempMarker) != std::string::npos;
@@ -92,6 +143,7 @@ void write_file_atomic(const fs::path& path, std::span<const std::uint8_t> bytes
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw_io(path, "cannot create a temporary file in " + dir.string() + ": " + errno_text(errno));
   const fs::path tmp = tmpl;
+  TemporaryRegistration registered(tmp);  // removed by an interrupt handler that ends the process
   auto fail = [&](const std::string& what) {
     const int err = errno;
     ::close(fd);

@@ -19,6 +19,28 @@ void write_file_atomic(const std::filesystem::path& path, std::span<const std::u
 // True for the file name patterns write_file_atomic uses for its temporary files.
 bool is_temporary_name(const std::filesystem::path& path);
 
+// Temporary files a signal handler may have to remove. Every writer of a temporary file that is
+// renamed into place later (write_file_atomic, wk-hash's -o, wk-crypt's output) registers it for
+// as long as it exists; remove_registered_temporaries() unlinks every registered path and is
+// async-signal-safe (atomics and unlink(2) only), for a handler that ends the process at once.
+// Up to 1024 files at a time and paths below 4096 bytes are tracked; beyond that, best effort.
+class TemporaryRegistration {
+ public:
+  TemporaryRegistration() = default;
+  explicit TemporaryRegistration(const std::filesystem::path& path) noexcept;
+  ~TemporaryRegistration() { release(); }
+  TemporaryRegistration(TemporaryRegistration&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  TemporaryRegistration& operator=(TemporaryRegistration&& o) noexcept;
+  TemporaryRegistration(const TemporaryRegistration&) = delete;
+  TemporaryRegistration& operator=(const TemporaryRegistration&) = delete;
+  // The file was renamed into place or removed: stop tracking it.
+  void release() noexcept;
+
+ private:
+  int slot_ = -1;
+};
+void remove_registered_temporaries() noexcept;
+
 struct InputFile {
   std::filesystem::path path;      // as found (input root joined with the relative part)
   std::filesystem::path relative;  // below its input root; for a file given directly, its name

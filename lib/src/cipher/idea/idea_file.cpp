@@ -19,6 +19,7 @@
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/io/files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -103,6 +104,7 @@ class OutputFile {
         throw_at(ErrorCategory::io, path, "cannot create a temporary file in " + dir.string() + ": " + errno_text(errno));
     }
     if (fd_ < 0) throw_at(ErrorCategory::io, path, "cannot create a temporary file in " + dir.string());
+    registered_ = io::TemporaryRegistration(tmp_);  // an interrupt handler ending the process removes it
   }
   ~OutputFile() {
     if (fd_ >= 0) ::close(fd_);
@@ -157,6 +159,7 @@ class OutputFile {
   int fd_ = -1;
   bool committed_ = false;
   std::uint64_t written_ = 0;
+  io::TemporaryRegistration registered_;  // released after the rename or the unlink (destructor)
 };
 
 std::uint64_t load_be64(const std::uint8_t* p) { return idea_load_be64(p); }
