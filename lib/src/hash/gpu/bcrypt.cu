@@ -4,14 +4,14 @@
 // encryptions of 16 rounds each, on 4 KB of S-boxes per password. The S-boxes cannot live in
 // registers; the rungs differ in where they live:
 //   reference  thread-private local memory (the host code unchanged; L1/L2 traffic)
-//   shared8    shared memory, word w of thread t at w * 8 + t in a block of 8 threads: any 8
+//   shared     shared memory, word w of thread t at w * 8 + t in a block of 8 threads: any 8
 //              lanes reading any words hit 8 different banks, so no lookup ever conflicts.
 //              32 KB per block: 6 blocks (48 passwords) per SM on the H100.
 //   shared16   the same with blocks of 16 threads (64 KB): 3 blocks per SM.
-//   shared8_bytes  `shared8` with every lookup addressed as a byte offset from one per-thread
+//   shared_bytes  `shared` with every lookup addressed as a byte offset from one per-thread
 //              base register: extract the byte, one multiply-add, LDS with the box as an
 //              immediate offset. The word-index form cost 4 integer instructions before each LDS.
-//   packed14   byte offsets in blocks of 14 threads (56 KB): 4 blocks fill the 228 KB of an H100
+//   packed     byte offsets in blocks of 14 threads (56 KB): 4 blocks fill the 228 KB of an H100
 //              SM, 56 passwords instead of 48, bytes extracted by PRMT. Stride 14 words means
 //              two lanes can meet in a bank (a few cycles of replay), which costs far less than
 //              the latency the 8 more passwords hide.
@@ -148,10 +148,10 @@ void bcrypt_launch(BcryptKernel kernel, const BcryptBatch& b, std::uint64_t it0,
       bcrypt_reference_kernel<<<(b.n + 63) / 64, 64, 0, stream>>>(b, it0, count);
       WK_CUDA_CHECK_LAUNCH();
       return;
-    case BcryptKernel::shared8: return launch_shared<8, 0>(b, it0, count, stream);
+    case BcryptKernel::shared: return launch_shared<8, 0>(b, it0, count, stream);
     case BcryptKernel::shared16: return launch_shared<16, 0>(b, it0, count, stream);
-    case BcryptKernel::shared8_bytes: return launch_shared<8, 1>(b, it0, count, stream);
-    case BcryptKernel::packed14: return launch_shared<14, 2>(b, it0, count, stream);
+    case BcryptKernel::shared_bytes: return launch_shared<8, 1>(b, it0, count, stream);
+    case BcryptKernel::packed: return launch_shared<14, 2>(b, it0, count, stream);
   }
   throw Error(ErrorCategory::internal, "bcrypt: unknown kernel");
 }

@@ -71,7 +71,7 @@ struct BcryptBatch {
   char* out = nullptr;                   // kOutStride bytes per job
 };
 
-enum class BcryptKernel { reference, shared8, shared16, shared8_bytes, packed14 };
+enum class BcryptKernel { reference, shared, shared16, shared_bytes, packed };  // the rungs of the same names
 // Iterations [it0, it0 + count) of every job's 2^cost loop; it0 == 0 also runs the set-up, and a
 // job whose loop ends in this launch is finished and encoded.
 void bcrypt_launch(BcryptKernel kernel, const BcryptBatch& b, std::uint64_t it0, std::uint64_t count, cudaStream_t stream);

@@ -353,9 +353,9 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
     }
     const BcryptKernel kernel = m.variant == Variant::reference             ? BcryptKernel::reference
                                 : m.variant == Variant::bcrypt_shared16     ? BcryptKernel::shared16
-                                : m.variant == Variant::bcrypt_shared_bytes ? BcryptKernel::shared8_bytes
-                                : m.variant == Variant::bcrypt_packed       ? BcryptKernel::packed14
-                                                                            : BcryptKernel::shared8;
+                                : m.variant == Variant::bcrypt_shared_bytes ? BcryptKernel::shared_bytes
+                                : m.variant == Variant::bcrypt_packed       ? BcryptKernel::packed
+                                                                            : BcryptKernel::shared;
     if (chunk < m.max_iterations && !m.d_bstate.get()) {
       m.d_bstate = DeviceBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n);
       m.bc.state = m.d_bstate.get();
