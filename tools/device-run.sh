@@ -2,7 +2,11 @@
 # Build, test, sanitize and benchmark warpkit on a GPU machine in one command, as the device
 # tool runs it (docs/development.md). Logs go to $OUT (or ./device-out).
 #
-#   bash tools/device-run.sh [--kit DIR] [--no-sanitize] [--bench "gray --ladder"]... [--cmd "shell"]...
+#   bash tools/device-run.sh [--kit DIR] [--no-sanitize | --sanitize-tool TOOL]... [--bench "gray --ladder"]...
+#                            [--cmd "shell"]...
+#
+# --sanitize-tool TOOL (memcheck, racecheck, initcheck, synccheck; repeatable): only those tools,
+# one after the other (all four together outlast one 10-minute device call).
 #
 # --kit: the unpacked-or-packed device kit (../shared/device-kit copied into an ignored folder);
 # without it the system's packages are used.
@@ -11,11 +15,12 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$SRC/device-out}
 mkdir -p "$OUT"
 KIT="" SANITIZE=1
-BENCHES=() CMDS=()
+BENCHES=() CMDS=() TOOLS=()
 while (($#)); do
   case "$1" in
     --kit) KIT=$2; shift 2 ;;
     --no-sanitize) SANITIZE=0; shift ;;
+    --sanitize-tool) TOOLS+=("$2"); shift 2 ;;
     --bench) BENCHES+=("$2"); shift 2 ;;
     --cmd) CMDS+=("$2"); shift 2 ;;
     *) echo "device-run: unknown argument $1" >&2; exit 2 ;;
@@ -50,8 +55,15 @@ grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped\)|Not Run" "$OUT/ctest.log"
 # initcheck and synccheck (tests/sanitize/run_sanitizer.sh).
 if ((SANITIZE)); then
   note "$(compute-sanitizer --version 2>/dev/null | grep -i version | head -1)"
-  ctest --test-dir $BUILD -L sanitize --output-on-failure --timeout 900 >"$OUT/sanitize.log" 2>&1
-  note "ctest -L sanitize: $(grep -E 'tests passed|tests failed' "$OUT/sanitize.log")"
+  if ((${#TOOLS[@]})); then
+    : >"$OUT/sanitize.log"
+    for tool in "${TOOLS[@]}"; do
+      ctest --test-dir $BUILD -L sanitize -R "$tool" --output-on-failure --timeout 900 >>"$OUT/sanitize.log" 2>&1
+    done
+  else
+    ctest --test-dir $BUILD -L sanitize --output-on-failure --timeout 900 >"$OUT/sanitize.log" 2>&1
+  fi
+  note "ctest -L sanitize: $(grep -E 'tests passed|tests failed' "$OUT/sanitize.log" | tr '\n' ' ')"
   grep -E "^ *[0-9]+/[0-9]+ Test|ERROR SUMMARY" "$OUT/sanitize.log" | tee -a "$SUMMARY"
 fi
 
