@@ -187,30 +187,22 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
   // Ring of slices: [oldest, oldest + in_flight) are in the engine; one more is being prepared.
   Slice ring[kInEngine + 1];
   std::size_t oldest = 0, in_flight = 0, next_line = 0;
-  auto slot = [&](std::size_t k) -> Slice& { return ring[k % (kInEngine + 1)]; };
+  auto launch_next = [&] {
+    Slice& sl = ring[(oldest + in_flight) % (kInEngine + 1)];
+    fill(sl, next_line);
+    next_line = sl.end;
+    start(sl);
+    ++in_flight;
+  };
   // On an exception, each slice's std::async future waits for its worker when destroyed, before
   // the slice's buffers go.
-  while (next_line < lines.size() || in_flight > 0) {
-    // Keep the engine full: prepare and start slices while there is room.
-    while (next_line < lines.size() && in_flight < kInEngine) {
-      Slice& sl = slot(oldest + in_flight);
-      fill(sl, next_line);
-      next_line = sl.end;
-      start(sl);
-      ++in_flight;
-    }
-    Slice& done = slot(oldest);
+  while (next_line < lines.size() && in_flight < kInEngine) launch_next();
+  while (in_flight > 0) {
+    Slice& done = ring[oldest % (kInEngine + 1)];
     finish(done);
     --in_flight;
     ++oldest;
-    // Start the following slice before writing this one, so the engine never waits on output.
-    if (next_line < lines.size()) {
-      Slice& sl = slot(oldest + in_flight);
-      fill(sl, next_line);
-      next_line = sl.end;
-      start(sl);
-      ++in_flight;
-    }
+    if (next_line < lines.size()) launch_next();  // before writing: the engine never waits on output
     write(done);
   }
   progress.finish();
