@@ -58,13 +58,12 @@ struct ByteOffsetSBoxes {
     asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "r"(selector));
     return r;
   }
-  __device__ __forceinline__ std::uint32_t feistel(std::uint32_t x) const {
-    if constexpr (Prmt) {
-      return ((get(0, byte_of(x, 0x4443)) + get(1, byte_of(x, 0x4442))) ^ get(2, byte_of(x, 0x4441))) +
-             get(3, byte_of(x, 0x4440));
-    } else {
-      return ((get(0, x >> 24) + get(1, (x >> 16) & 0xff)) ^ get(2, (x >> 8) & 0xff)) + get(3, x & 0xff);
-    }
+  // Only with Prmt; otherwise blowfish::feistel's shifts and masks apply.
+  __device__ __forceinline__ std::uint32_t feistel(std::uint32_t x) const
+    requires Prmt
+  {
+    return ((get(0, byte_of(x, 0x4443)) + get(1, byte_of(x, 0x4442))) ^ get(2, byte_of(x, 0x4441))) +
+           get(3, byte_of(x, 0x4440));
   }
 };
 
