@@ -2,11 +2,12 @@
 # Build, test, sanitize and benchmark warpkit on a GPU machine in one command, as the device
 # tool runs it (docs/development.md). Logs go to $OUT (or ./device-out).
 #
-#   bash tools/device-run.sh [--kit DIR] [--no-sanitize | --sanitize-tool TOOL]... [--bench "gray --ladder"]...
-#                            [--cmd "shell"]...
+#   bash tools/device-run.sh [--kit DIR] [--no-tests] [--no-sanitize | --sanitize-tool TOOL]...
+#                            [--sanitize-jobs N] [--bench "gray --ladder"]... [--cmd "shell"]...
 #
-# --sanitize-tool TOOL (memcheck, racecheck, initcheck, synccheck; repeatable): only those tools,
-# one after the other (all four together outlast one 10-minute device call).
+# --no-tests: skip the plain ctest run (a call that only sanitizes or benchmarks).
+# --sanitize-tool TOOL (memcheck, racecheck, initcheck, synccheck; repeatable): only those tools.
+# --sanitize-jobs N: sanitize ctests run N at a time (default 8; one per tool and test group).
 #
 # --kit: the unpacked-or-packed device kit (../shared/device-kit copied into an ignored folder);
 # without it the system's packages are used.
@@ -14,12 +15,14 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$SRC/device-out}
 mkdir -p "$OUT"
-KIT="" SANITIZE=1
+KIT="" SANITIZE=1 TESTS=1 SAN_JOBS=8
 BENCHES=() CMDS=() TOOLS=()
 while (($#)); do
   case "$1" in
     --kit) KIT=$2; shift 2 ;;
     --no-sanitize) SANITIZE=0; shift ;;
+    --no-tests) TESTS=0; shift ;;
+    --sanitize-jobs) SAN_JOBS=$2; shift 2 ;;
     --sanitize-tool) TOOLS+=("$2"); shift 2 ;;
     --bench) BENCHES+=("$2"); shift 2 ;;
     --cmd) CMDS+=("$2"); shift 2 ;;
@@ -47,22 +50,22 @@ if ! cmake --build $BUILD -j "$(nproc)" >"$OUT/build.log" 2>&1; then
 fi
 note "build ok in $(( $(date +%s) - t0 )) s"
 
-ctest --test-dir $BUILD -j 4 -LE sanitize --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
-note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
-grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped\)|Not Run" "$OUT/ctest.log" | tee -a "$SUMMARY"
+if ((TESTS)); then
+  ctest --test-dir $BUILD -j 4 -LE sanitize --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
+  note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+  grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped\)|Not Run" "$OUT/ctest.log" | tee -a "$SUMMARY"
+fi
 
 # The ctest label "sanitize": every GPU test binary under memcheck (leak check), racecheck,
 # initcheck and synccheck (tests/sanitize/run_sanitizer.sh).
 if ((SANITIZE)); then
   note "$(compute-sanitizer --version 2>/dev/null | grep -i version | head -1)"
+  select=()
   if ((${#TOOLS[@]})); then
-    : >"$OUT/sanitize.log"
-    for tool in "${TOOLS[@]}"; do
-      ctest --test-dir $BUILD -L sanitize -R "$tool" --output-on-failure --timeout 900 >>"$OUT/sanitize.log" 2>&1
-    done
-  else
-    ctest --test-dir $BUILD -L sanitize --output-on-failure --timeout 900 >"$OUT/sanitize.log" 2>&1
+    select=(-R "sanitize: ($(IFS='|'; echo "${TOOLS[*]}")) ")
   fi
+  ctest --test-dir $BUILD -L sanitize "${select[@]}" -j "$SAN_JOBS" --output-on-failure --timeout 1200 \
+    >"$OUT/sanitize.log" 2>&1
   note "ctest -L sanitize: $(grep -E 'tests passed|tests failed' "$OUT/sanitize.log" | tr '\n' ' ')"
   grep -E "^ *[0-9]+/[0-9]+ Test|ERROR SUMMARY" "$OUT/sanitize.log" | tee -a "$SUMMARY"
 fi
