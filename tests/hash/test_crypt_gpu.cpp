@@ -100,7 +100,9 @@ std::vector<Vec> sha_vectors(const std::string& tag, int count, unsigned seed) {
 }
 
 void check_sha(Method m, const std::string& tag, unsigned seed) {
-  const std::vector<Vec> v = sha_vectors(tag, 1500, seed);
+  // Under compute-sanitizer: every boundary vector and a few random ones (launch-crossing rounds
+  // included) instead of 1500 -- the same code paths, an eighth of the instrumented work.
+  const std::vector<Vec> v = sha_vectors(tag, wk::test::sanitizer_run() ? 180 : 1500, seed);
   const std::vector<std::string> want = reference(v);
   for (const gpu::VariantInfo& info : gpu::variants(m)) {
     CAPTURE(info.name);
@@ -117,17 +119,17 @@ TEST_CASE("GPU known-answer self-check passes", "[gpu][hash]") {
   CHECK(gpu::self_check(stream) == "");
 }
 
-TEST_CASE("GPU md5crypt equals libxcrypt, every rung", "[gpu][hash]") { check_sha(Method::md5crypt, "$1$", 11); }
-TEST_CASE("GPU sha256crypt equals libxcrypt, every rung", "[gpu][hash]") { check_sha(Method::sha256crypt, "$5$", 12); }
-TEST_CASE("GPU sha512crypt equals libxcrypt, every rung", "[gpu][hash]") { check_sha(Method::sha512crypt, "$6$", 13); }
+TEST_CASE("GPU md5crypt equals libxcrypt, every rung", "[gpu][hash][md5crypt]") { check_sha(Method::md5crypt, "$1$", 11); }
+TEST_CASE("GPU sha256crypt equals libxcrypt, every rung", "[gpu][hash][sha256crypt]") { check_sha(Method::sha256crypt, "$5$", 12); }
+TEST_CASE("GPU sha512crypt equals libxcrypt, every rung", "[gpu][hash][sha512crypt]") { check_sha(Method::sha512crypt, "$6$", 13); }
 
-TEST_CASE("GPU bcrypt equals libxcrypt, every rung, costs 4..8 in one batch", "[gpu][hash]") {
+TEST_CASE("GPU bcrypt equals libxcrypt, every rung, costs 4..8 in one batch", "[gpu][hash][bcrypt]") {
   // Under compute-sanitizer (run_sanitizer.sh sets WK_SANITIZER_RUN) every S-box lookup is
   // instrumented (~1 M shared-memory accesses per cost-4 hash): there the batch keeps every code
   // path -- all four variants, the key-length edges (0, 1, 72, 73 bytes), two costs in one batch
   // and state carried between launches -- on 17 passwords, and only the small-launch run (it
   // covers everything the one-launch run does). The plain run checks the full set.
-  const bool sanitizer_run = std::getenv("WK_SANITIZER_RUN") != nullptr;
+  const bool sanitizer_run = wk::test::sanitizer_run();
   std::mt19937 rng(14);
   std::vector<Vec> v;
   const char variants[] = {'a', 'b', 'x', 'y'};
@@ -163,7 +165,8 @@ TEST_CASE("GPU CryptEngine equals the CPU engine on mixed methods and bad jobs",
       {"$2b$03$abcdefghijklmnopqrstuu", "rejected cost"}, {"$6$x", std::string(512, 'a')}, {"$1$x", std::string("a\0b", 3)},
   };
   const char* tags[] = {"$1$", "$5$rounds=1000$", "$6$rounds=1000$", "$2b$04$"};
-  for (int i = 0; i < 400; ++i) {
+  // Under compute-sanitizer 40 jobs (10 bcrypt hashes, each ~1 M instrumented S-box lookups).
+  for (int i = 0, n = wk::test::sanitizer_run() ? 40 : 400; i < n; ++i) {
     const std::string tag = tags[i % 4];
     const std::string salt = tag == "$2b$04$" ? random_bcrypt_salt(rng) : random_salt(rng, int(rng() % 17));
     v.push_back({tag + salt, random_password(rng, random_length(rng))});

@@ -2,6 +2,7 @@
 // Helpers shared by the tests: scratch folders, random images, running the apps.
 #include <opencv2/core.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -44,5 +45,9 @@ std::string sh_quote(const std::string& arg);
 
 void write_bytes(const std::filesystem::path& path, const std::string& bytes);
 std::string read_bytes(const std::filesystem::path& path);
+
+// True under tests/sanitize/run_sanitizer.sh (it sets WK_SANITIZER_RUN): tests whose workload
+// is only a longer run of the same code paths shrink it there; the plain run checks it all.
+inline bool sanitizer_run() { return std::getenv("WK_SANITIZER_RUN") != nullptr; }
 
 }  // namespace wk::test
