@@ -1,6 +1,8 @@
 #include "io/nvjpeg_decoder.hpp"
 
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wk/core/cuda_check.hpp"
@@ -68,8 +70,14 @@ NvjpegLibrary::NvjpegLibrary() : impl_(std::make_unique<Impl>()) {
       {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
       {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_DEFAULT},
   };
+  // WK_NVJPEG_BACKEND=cuda skips the hardware attempts: the CUDA backend everywhere (to compare
+  // the two, and for compute-sanitizer's initcheck, which cannot see the JPEG engine's writes and
+  // reports nvJPEG's own colour conversion reading them as uninitialized).
+  const char* env = std::getenv("WK_NVJPEG_BACKEND");
+  const bool cuda_only = env != nullptr && std::string_view(env) == "cuda";
   nvjpegStatus_t last = NVJPEG_STATUS_NOT_INITIALIZED;
   for (const Attempt& a : attempts) {
+    if (cuda_only && a.backend == NVJPEG_BACKEND_HARDWARE) continue;
     nvjpegHandle_t h = nullptr;
     last = nvjpegCreateEx(a.backend, nullptr, nullptr, a.flags, &h);
     if (last == NVJPEG_STATUS_SUCCESS) {

@@ -26,7 +26,8 @@ class NvjpegLibrary {
   // On the current CUDA device: the hardware backend (the JPEG engines of A100, H100, ...) when
   // nvjpegCreateEx accepts it, else the default (CUDA) backend; each with interpolated chroma
   // upsampling where the library accepts that flag (closer to libjpeg's "fancy" upsampling than
-  // pixel replication). Throws Error{unsupported} naming the nvJPEG status when none starts.
+  // pixel replication). The environment variable WK_NVJPEG_BACKEND=cuda skips the hardware
+  // backend. Throws Error{unsupported} naming the nvJPEG status when none starts.
   NvjpegLibrary();
   ~NvjpegLibrary();
   NvjpegLibrary(const NvjpegLibrary&) = delete;
