@@ -2,9 +2,11 @@
 # Captures, on a GPU machine, the real tool output that docs/debugging.md and docs/profiling.md
 # quote: compute-sanitizer on the halo-bug sample, a cuda-gdb session in its kernel, and an
 # Nsight Compute summary of a warpkit kernel selected by NVTX range.
-#   bash tools/capture-debug-docs.sh BUILD_DIR OUTDIR
+#   bash tools/capture-debug-docs.sh BUILD_DIR OUTDIR [DEBUG_BUILD_DIR]
+# With DEBUG_BUILD_DIR (a `cmake --preset debug`-style build, device code with -G) it also captures
+# a cuda-gdb session inside a library kernel during a wk-image run.
 set -u
-BUILD=$1 OUT=$2
+BUILD=$1 OUT=$2 DEBUG_BUILD=${3:-}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
 {
@@ -39,6 +41,40 @@ continue
 GDB
 cuda-gdb -batch -x /tmp/gdbcmds --args /tmp/halo_dbg --bug halo >"$OUT/cuda-gdb.txt" 2>&1
 echo "cuda-gdb exit $?" >>"$OUT/cuda-gdb.txt"
+
+# cuda-gdb in a library kernel: wk-image gray,hist on one image, stop in the histogram kernel's
+# merge (after the barrier, the 32 per-lane copies of each bin in shared memory), switch focus,
+# print the copies of one bin, step over the sum.
+if [ -n "$DEBUG_BUILD" ]; then
+  rm -rf /tmp/gdb-in /tmp/gdb-out
+  "$BUILD/samples/wk-make-images" -o /tmp/gdb-in --count 1 --size 640x480 --formats png >/dev/null
+  HLINE=$(grep -n "const std::uint32_t sum = L::total(smem, b);" "$SRC/lib/src/image/histogram/histogram.cu" | cut -d: -f1)
+  cat >/tmp/gdbcmds-app <<GDB
+set pagination off
+break histogram.cu:$HLINE
+run
+info cuda kernels
+cuda block 2 thread 5
+print b
+print lane
+print warp
+print smem[b * 32]@32
+next
+print sum
+delete
+continue
+GDB
+  {
+    echo "\$ cat cmds"; cat /tmp/gdbcmds-app
+    echo "\$ cuda-gdb -batch -x cmds --args build-debug/apps/wk-image gray,hist --device gpu --threads 1 -q -o /tmp/gdb-out /tmp/gdb-in"
+    cuda-gdb -batch -x /tmp/gdbcmds-app --args "$DEBUG_BUILD/apps/wk-image" gray,hist --device gpu --threads 1 -q \
+      -o /tmp/gdb-out /tmp/gdb-in 2>&1
+    echo "cuda-gdb exit $?"
+    echo "\$ head -3 /tmp/gdb-out/*.hist.csv; the same image on the CPU:"
+    head -3 /tmp/gdb-out/*.hist.csv
+    "$BUILD/apps/wk-image" gray,hist --device cpu -q -o /tmp/gdb-cpu /tmp/gdb-in && cmp /tmp/gdb-out/*.hist.csv /tmp/gdb-cpu/*.hist.csv && echo "GPU and CPU histograms identical"
+  } >"$OUT/cuda-gdb-app.txt" 2>&1
+fi
 
 # ncu with NVTX filtering: the gray kernel of one wk-image run.
 samples=/tmp/ncu-in

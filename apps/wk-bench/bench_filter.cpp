@@ -10,17 +10,23 @@
 
 namespace wk::bench {
 
+namespace {
+bool op_specific(image::ConvVariant v) {
+  return v == image::ConvVariant::vectorized_3x3 || v == image::ConvVariant::vectorized_5x5;
+}
+}  // namespace
+
 std::vector<image::ConvVariant> rungs_2d() {
   std::vector<image::ConvVariant> r;
   for (const auto& v : image::conv_variants())
-    if (v.variant != image::ConvVariant::separable && v.variant != image::ConvVariant::vectorized_3x3) r.push_back(v.variant);
+    if (v.variant != image::ConvVariant::separable && !op_specific(v.variant)) r.push_back(v.variant);
   return r;
 }
 
 std::vector<image::ConvVariant> all_rungs() {
   std::vector<image::ConvVariant> r;
   for (const auto& v : image::conv_variants())
-    if (v.variant != image::ConvVariant::vectorized_3x3) r.push_back(v.variant);
+    if (!op_specific(v.variant)) r.push_back(v.variant);
   return r;
 }
 

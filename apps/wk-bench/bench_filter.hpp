@@ -33,7 +33,8 @@ struct FilterBench {
 int run_filter_benches(const Options& options, const char* op, const std::vector<FilterBench>& benches);
 
 // The generic ladder: every rung but separable (non-separable kernels), and every rung. Neither
-// holds vectorized_3x3, which only the 3x3 ops (sobel, laplacian) have: they append it.
+// holds the op-specific rungs, which their ops append: vectorized_3x3 (sobel, laplacian) and
+// vectorized_5x5 (gauss up to 5x5).
 std::vector<image::ConvVariant> rungs_2d();
 std::vector<image::ConvVariant> all_rungs();
 

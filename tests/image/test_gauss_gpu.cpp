@@ -56,6 +56,34 @@ TEST_CASE("GPU gauss fast path: every K and sigma, edge widths, odd pitches", "[
     }
 }
 
+TEST_CASE("GPU gauss vectorized_5x5: K 3 and 5, every sigma and border, edge widths and heights, many warps", "[gpu][gauss]") {
+  const auto vec = image::ConvVariant::vectorized_5x5;
+  for (int k : {3, 5})
+    for (double sigma : {0.0, 0.3, 0.6, 1.5, 40.0})  // 0.3: the centre tap takes (almost) all 256
+      for (const auto& b : test::all_borders()) {
+        CAPTURE(k, sigma, test::name_of(b));
+        const cv::Mat src = test::random_image(301, 45, 1, unsigned(k * 7 + int(sigma * 10)));
+        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, vec, true), cpu_gauss(src, k, sigma, b)) == 0);
+      }
+  // Widths around the 8-column chunks and the 512-column warps, heights around the 16-row warps
+  // and 64-row blocks, every border; unaligned views take the stand-in rung.
+  for (int w : {3, 5, 6, 7, 8, 9, 10, 15, 16, 17, 255, 256, 257, 263, 511, 512, 513, 520, 1023, 1025, 4097})
+    for (int h : {5, 16, 17, 63, 64, 65, 130})
+      for (const auto& b : test::all_borders()) {
+        const int k = w < 5 ? 3 : 5;
+        CAPTURE(w, h, k, test::name_of(b));
+        const cv::Mat src = test::random_image(w, h, 1, unsigned(w * 131 + h));
+        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, vec, true), cpu_gauss(src, k, 0, b)) == 0);
+      }
+  for (bool aligned : {true, false}) {
+    CAPTURE(aligned);
+    const cv::Mat src = test::random_image(2100, 700, 1, 10);
+    REQUIRE(test::max_abs_diff(gpu_gauss(src, 5, 0, {}, vec, aligned), cpu_gauss(src, 5, 0, {})) == 0);
+    const cv::Mat flat(333, 517, CV_8UC1, cv::Scalar(255));  // every vertical sum at the 16-bit lane's maximum
+    REQUIRE(test::max_abs_diff(gpu_gauss(flat, 5, 0, {}, vec, aligned), cpu_gauss(flat, 5, 0, {})) == 0);
+  }
+}
+
 TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float images", "[gpu][gauss]") {
   const cv::Mat src = test::random_image(2100, 700, 1, 9);
   for (int k : {3, 5, 7, 9, 15})

@@ -62,7 +62,10 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma) {
   return gauss_fixed_kernel(ksize, sigma);
 }
 
-ConvVariant gauss_default_variant(int ksize) { return ksize <= 7 ? ConvVariant::register_blocked : ConvVariant::separable; }
+ConvVariant gauss_default_variant(int ksize) {
+  if (ksize <= 5) return ConvVariant::vectorized_5x5;
+  return ksize <= 7 ? ConvVariant::register_blocked : ConvVariant::separable;
+}
 
 namespace {
 
@@ -102,7 +105,7 @@ bool prepare(const GpuImage& s, const GpuImage& d, int ksize, double sigma) {
 
 void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
            std::optional<ConvVariant> rung) {
-  const ConvVariant variant = rung.value_or(gauss_default_variant(ksize));
+  ConvVariant variant = rung.value_or(gauss_default_variant(ksize));
   const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
   if (!prepare(s, d, ksize, sigma)) return;
   if (ksize == 1) return copy_image(s, d, stream);  // cv::GaussianBlur copies for 1 x 1
@@ -110,6 +113,11 @@ void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const
   const std::vector<int> k = gauss_fixed_kernel(ksize, sigma);
   // Integer weights: the float sum is exactly OpenCV's fixed-point integer v * 2^16.
   const Epilogue e{EpilogueKind::fixed16};
+  if (variant == ConvVariant::vectorized_5x5) {
+    if (gauss_vectorized_supported(s, d, k)) return gauss_vectorized(s, d, k, b, stream);
+    // Colour, unaligned rows, K > 5: the measured fast rung for that K stands in.
+    variant = ksize <= 7 ? ConvVariant::register_blocked : ConvVariant::separable;
+  }
   if (variant == ConvVariant::separable) {
     if (gauss_rolling_supported(s, d, k)) gauss_rolling(s, d, k, b, {}, stream);
     else separable_filter(s, d, taps_1d(k), b, e, stream);

@@ -34,4 +34,14 @@ bool gauss_rolling_supported(const GpuImage& src, const GpuImage& dst, const std
 void gauss_rolling(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                    const SharpenEpilogue& sharpen, cudaStream_t stream);
 
+// The vectorized_5x5 rung (gauss_vectorized.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 3 or
+// 5 with a symmetric kernel summing to 256, at most 65535 * 64 rows.
+bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
+
+// A streaming kernel (16 columns x 16 rows per thread, 64-bit loads and stores): the vertical pass
+// first, in 16-bit lanes of packed words, then the horizontal pass in 32 bits. Bit-exact.
+// Throws Error{internal} when !gauss_vectorized_supported.
+void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
+                      cudaStream_t stream);
+
 }  // namespace wk::image::detail
