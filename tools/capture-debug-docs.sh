@@ -43,10 +43,10 @@ cuda-gdb -batch -x /tmp/gdbcmds --args /tmp/halo_dbg --bug halo >"$OUT/cuda-gdb.
 echo "cuda-gdb exit $?" >>"$OUT/cuda-gdb.txt"
 
 # cuda-gdb in a library kernel: wk-image gray,hist on one image, stop in the histogram kernel's
-# merge (after the barrier, the 32 per-lane copies of each bin in shared memory), switch focus,
-# print the copies of one bin, step over the sum.
+# merge (after the barrier: the default gray rung keeps one sub-histogram per warp in shared
+# memory), switch focus to block 2 thread 100, print bin 100 of each warp's copy, step over the sum.
 if [ -n "$DEBUG_BUILD" ]; then
-  rm -rf /tmp/gdb-in /tmp/gdb-out
+  rm -rf /tmp/gdb-in /tmp/gdb-out /tmp/gdb-cpu
   "$BUILD/samples/wk-make-images" -o /tmp/gdb-in --count 1 --size 640x480 --formats png >/dev/null
   HLINE=$(grep -n "const std::uint32_t sum = L::total(smem, b);" "$SRC/lib/src/image/histogram/histogram.cu" | cut -d: -f1)
   cat >/tmp/gdbcmds-app <<GDB
@@ -54,11 +54,14 @@ set pagination off
 break histogram.cu:$HLINE
 run
 info cuda kernels
-cuda block 2 thread 5
+cuda block 2 thread 100
 print b
-print lane
 print warp
-print smem[b * 32]@32
+set \$w = 0
+while \$w < 8
+  printf "warp %d: smem[%d] = %u\\n", \$w, \$w * 256 + b, smem[\$w * 256 + b]
+  set \$w = \$w + 1
+end
 next
 print sum
 delete
@@ -70,8 +73,8 @@ GDB
     cuda-gdb -batch -x /tmp/gdbcmds-app --args "$DEBUG_BUILD/apps/wk-image" gray,hist --device gpu --threads 1 -q \
       -o /tmp/gdb-out /tmp/gdb-in 2>&1
     echo "cuda-gdb exit $?"
-    echo "\$ head -3 /tmp/gdb-out/*.hist.csv; the same image on the CPU:"
-    head -3 /tmp/gdb-out/*.hist.csv
+    echo "\$ sed -n '1p;102p' /tmp/gdb-out/*.hist.csv   # bin 100 of the whole image"
+    sed -n '1p;102p' /tmp/gdb-out/*.hist.csv
     "$BUILD/apps/wk-image" gray,hist --device cpu -q -o /tmp/gdb-cpu /tmp/gdb-in && cmp /tmp/gdb-out/*.hist.csv /tmp/gdb-cpu/*.hist.csv && echo "GPU and CPU histograms identical"
   } >"$OUT/cuda-gdb-app.txt" 2>&1
 fi

@@ -3,10 +3,10 @@
 // image/filter/stencil3x3.cu): every input byte comes from DRAM once, every output byte is written
 // once, all accesses full-width and coalesced.
 //
-// Geometry. A warp covers 512 columns and kRowsPerWarp rows; a block stacks kWarps warps down.
+// Geometry. A warp covers 512 columns and P::rows_per_warp rows; a block stacks P::warps warps down.
 // Lane L owns two chunks of 8 columns, at base + 8L and base + 256 + 8L (each 64-bit load and
 // store is one piece of a contiguous 256-byte warp access). The lane walks its rows down, loading
-// kRowsAhead rows before their use.
+// P::rows_ahead rows before their use.
 //
 // Arithmetic. OpenCV's 8-bit Gaussian is exact integer arithmetic: coefficients c with 8 fraction
 // bits summing to 256, out = (sum_i c_i sum_j c_j in + 2^15) >> 16 with no rounding in between, so
@@ -36,17 +36,24 @@ namespace wk::image::detail {
 
 namespace {
 
-// ---- Tuning policy (plain data; docs/apod/gauss.md).
 constexpr int kChunkPx = 8;                       // columns per chunk: one 64-bit load
 constexpr int kChunks = 2;                        // chunks per lane, 256 columns apart
 constexpr int kWarpPx = 32 * kChunkPx * kChunks;  // 512 columns per warp
-constexpr int kWarps = 4;                         // warps per block, stacked down
-constexpr int kRowsPerWarp = 16;                  // output rows per lane: (16 + 2R) / 16 input rows read
-constexpr int kRowsAhead = 3;                     // input rows loaded ahead of their use
-constexpr int kBlockRows = kWarps * kRowsPerWarp;
-constexpr int kThreads = 32 * kWarps;
 constexpr int kMaxGridY = 65535;
 constexpr int kMaxR = 2;
+
+// ---- Tuning policy (plain data; docs/apod/gauss.md). Rows per warp: each lane reads
+// (rows + 2R) / rows input rows (the overlap hits L2); rows ahead: loads in flight per lane.
+template <int kWarps, int kRowsPerWarp, int kRowsAhead, int kMinBlocks>
+struct GaussVecPolicy {
+  static constexpr int warps = kWarps;                // warps per block, stacked down
+  static constexpr int rows_per_warp = kRowsPerWarp;  // output rows per lane
+  static constexpr int rows_ahead = kRowsAhead;       // input rows loaded ahead of their use
+  static constexpr int min_blocks = kMinBlocks;       // blocks per SM asked of __launch_bounds__
+  static constexpr int threads = 32 * kWarps;
+  static constexpr int block_rows = kWarps * kRowsPerWarp;
+};
+using DefaultPolicy = GaussVecPolicy<4, 16, 3, 4>;
 
 constexpr int kNone = -2;  // a halo column no lane loads (it comes from a shuffle, or is never used)
 
@@ -121,7 +128,7 @@ __device__ __noinline__ uint2 load_partial_chunk(const GaussVecArgs& a, const st
   return make_uint2(w[0], w[1]);
 }
 
-// Input row r (-R <= r < H + kRowsPerWarp + R) with the border applied; rows past H + R - 1 only
+// Input row r (-R <= r < H + rows per warp + R) with the border applied; rows past H + R - 1 only
 // feed outputs that are not stored (they read row H - 1). The branches are the same for the warp.
 template <int R>
 __device__ __forceinline__ RawRow<R> load_row(const GaussVecArgs& a, const LanePlan<R>& p, int r) {
@@ -227,11 +234,12 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
   }
 }
 
-// Blocks per SM for __launch_bounds__: 4 blocks of 128 threads leave up to 128 registers; the
-// live state is kRowsAhead raw rows, 2R + 1 rows of pairs and the horizontal pass's 12 words.
-template <int R>
-__global__ void __launch_bounds__(kThreads, 4) gauss_vectorized_kernel(const __grid_constant__ GaussVecArgs a) {
-  const int y0 = (blockIdx.y * kWarps + threadIdx.y) * kRowsPerWarp;
+// The live state is P::rows_ahead raw rows, 2R + 1 rows of pairs and the horizontal pass's 12
+// words: 116 registers for 5 x 5 with DefaultPolicy (ptxas, CUDA 13.0, sm_90), no spills.
+template <int R, class P>
+__global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_vectorized_kernel(const __grid_constant__ GaussVecArgs a) {
+  constexpr int kRowsPerWarp = P::rows_per_warp, kRowsAhead = P::rows_ahead;
+  const int y0 = (blockIdx.y * P::warps + threadIdx.y) * kRowsPerWarp;
   if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
   const LanePlan<R> plan = plan_lane<R>(a, blockIdx.x * kWarpPx, threadIdx.x);
   const int lane = threadIdx.x, prev = (lane + 31) & 31, next = (lane + 1) & 31;
@@ -281,10 +289,10 @@ __global__ void __launch_bounds__(kThreads, 4) gauss_vectorized_kernel(const __g
   }
 }
 
-template <int R>
+template <int R, class P = DefaultPolicy>
 void launch(const GaussVecArgs& a, cudaStream_t stream) {
-  const dim3 grid((a.width + kWarpPx - 1) / kWarpPx, (a.height + kBlockRows - 1) / kBlockRows), block(32, kWarps);
-  gauss_vectorized_kernel<R><<<grid, block, 0, stream>>>(a);
+  const dim3 grid((a.width + kWarpPx - 1) / kWarpPx, (a.height + P::block_rows - 1) / P::block_rows), block(32, P::warps);
+  gauss_vectorized_kernel<R, P><<<grid, block, 0, stream>>>(a);
 }
 
 }  // namespace
@@ -301,7 +309,7 @@ bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const 
   if (sum != 256) return false;  // the 16-bit lanes hold at most 256 * 255
   const auto aligned8 = [](const void* p, std::size_t pitch) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && pitch % 8 == 0; };
   return aligned8(src.data, src.pitch) && aligned8(dst.data, dst.pitch) &&
-         (long(src.height) + kBlockRows - 1) / kBlockRows <= kMaxGridY;
+         (long(src.height) + DefaultPolicy::block_rows - 1) / DefaultPolicy::block_rows <= kMaxGridY;
 }
 
 void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border,
