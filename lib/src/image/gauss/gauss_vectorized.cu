@@ -72,57 +72,47 @@ struct GaussVecArgs {
 };
 
 // What one lane does across its rows; fixed for the whole kernel.
-// The two halo columns a lane loads itself (x0[0] - 2, x0[0] - 1 for lane 0; x0[1] + 8, x0[1] + 9
-// for lane 31), resolved: one 16-bit load when both lie inside the row (the usual case: they are
-// adjacent and 2-byte aligned), else byte by byte.
-struct HaloCols {
-  int col[2];
-  bool in_row;
-};
-
+template <int R>
 struct LanePlan {
+  int lane;
   int x0[kChunks];
-  bool full[kChunks];     // x0 + 8 <= W: one 64-bit load
-  bool partial[kChunks];  // else x0 < W + R: byte by byte (columns >= W from right_cols)
-  HaloCols left, right;   // lane 0's left and lane 31's right halo; kNone for the other lanes
+  bool full[kChunks];      // x0 + 8 <= W: one 64-bit load
+  bool partial[kChunks];   // else x0 < W + R: byte by byte (columns >= W from right_cols)
+  int left_col[kMaxR];     // lane 0: columns x0[0] - R .. x0[0] - 1 (resolved); else kNone
+  int right_col[kMaxR];    // lane 31: columns x0[1] + 8 .. x0[1] + 8 + R - 1 (resolved); else kNone
 };
 
 // Column c of the input row as the stencil sees it: -1 (constant border), kNone (unused), or a
 // column inside the row.
 __device__ __forceinline__ int resolve_col(const GaussVecArgs& a, int c, int R) {
-  if (c < -R) return kNone;
   if (c < 0) return a.left_cols[c + R];
   if (c < a.width) return c;
   return c < a.width + R ? a.right_cols[c - a.width] : kNone;
 }
 
-__device__ __forceinline__ HaloCols halo_cols(const GaussVecArgs& a, int c, int R, bool loads) {
-  HaloCols h;
-  h.col[0] = loads ? resolve_col(a, c, R) : kNone;
-  h.col[1] = loads ? resolve_col(a, c + 1, R) : kNone;
-  h.in_row = loads && c >= 0 && c + 1 < a.width;
-  return h;
-}
-
 template <int R>
-__device__ __forceinline__ LanePlan plan_lane(const GaussVecArgs& a, int base, int lane) {
-  LanePlan p;
+__device__ __forceinline__ LanePlan<R> plan_lane(const GaussVecArgs& a, int base, int lane) {
+  LanePlan<R> p;
+  p.lane = lane;
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     p.x0[k] = base + k * 32 * kChunkPx + lane * kChunkPx;
     p.full[k] = p.x0[k] + kChunkPx <= a.width;
     p.partial[k] = !p.full[k] && p.x0[k] < a.width + R;
   }
-  p.left = halo_cols(a, p.x0[0] - 2, R, lane == 0);
-  p.right = halo_cols(a, p.x0[1] + kChunkPx, R, lane == 31);
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    p.left_col[q] = lane == 0 ? resolve_col(a, p.x0[0] - R + q, R) : kNone;
+    p.right_col[q] = lane == 31 ? resolve_col(a, p.x0[1] + kChunkPx + q, R) : kNone;
+  }
   return p;
 }
 
-// One input row as a lane loads it: its two chunks and its halo columns (byte 0: the first
-// column, byte 1: the second).
+// One input row as a lane loads it: its two chunks and the halo bytes it loads itself.
+template <int R>
 struct RawRow {
   uint2 chunk[kChunks];
-  unsigned left, right;
+  unsigned left[R], right[R];
 };
 
 __device__ __forceinline__ unsigned load_byte(const std::uint8_t* row, int col, unsigned border_value) {
@@ -138,16 +128,11 @@ __device__ __noinline__ uint2 load_partial_chunk(const GaussVecArgs& a, const st
   return make_uint2(w[0], w[1]);
 }
 
-__device__ __forceinline__ unsigned load_halo(const std::uint8_t* row, const HaloCols& h, unsigned border_value) {
-  if (h.in_row) return __ldg(reinterpret_cast<const unsigned short*>(row + h.col[0]));
-  return load_byte(row, h.col[0], border_value) | load_byte(row, h.col[1], border_value) << 8;
-}
-
 // Input row r (-R <= r < H + rows per warp + R) with the border applied; rows past H + R - 1 only
 // feed outputs that are not stored (they read row H - 1). The branches are the same for the warp.
 template <int R>
-__device__ __forceinline__ RawRow load_row(const GaussVecArgs& a, const LanePlan& p, int r) {
-  RawRow raw;
+__device__ __forceinline__ RawRow<R> load_row(const GaussVecArgs& a, const LanePlan<R>& p, int r) {
+  RawRow<R> raw;
   int ys = r;
   if (r < 0) ys = a.top_rows[r + R];
   else if (r >= a.height) ys = r < a.height + R ? a.bottom_rows[r - a.height] : a.height - 1;
@@ -155,7 +140,8 @@ __device__ __forceinline__ RawRow load_row(const GaussVecArgs& a, const LanePlan
     const unsigned v4 = a.border_value * 0x01010101u;
 #pragma unroll
     for (int k = 0; k < kChunks; ++k) raw.chunk[k] = make_uint2(v4, v4);
-    raw.left = raw.right = a.border_value * 0x0101u;
+#pragma unroll
+    for (int q = 0; q < R; ++q) raw.left[q] = raw.right[q] = a.border_value;
     return raw;
   }
   const std::uint8_t* row = a.src + std::size_t(ys) * a.src_pitch;
@@ -165,20 +151,24 @@ __device__ __forceinline__ RawRow load_row(const GaussVecArgs& a, const LanePlan
     else if (p.partial[k]) raw.chunk[k] = load_partial_chunk<R>(a, row, p.x0[k]);
     else raw.chunk[k] = make_uint2(0u, 0u);
   }
-  raw.left = load_halo(row, p.left, a.border_value);
-  raw.right = load_halo(row, p.right, a.border_value);
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    raw.left[q] = load_byte(row, p.left_col[q], a.border_value);
+    raw.right[q] = load_byte(row, p.right_col[q], a.border_value);
+  }
   return raw;
 }
 
 // A row as 16-bit column pairs: pair[k][j] = columns (x0 + 2j, x0 + 2j + 1) of chunk k in the low
 // and high lanes; left = columns (x0[0] - 2, x0[0] - 1), right = (x0[1] + 8, x0[1] + 9) (the lane's
-// own halo loads; only lanes 0 and 31 have real ones). For R = 1 the outer columns are unused.
+// own halo loads; only lanes 0 and 31 have real ones). For R = 1 the outer halves are unused.
 struct Pairs {
   unsigned pair[kChunks][4];
   unsigned left, right;
 };
 
-__device__ __forceinline__ Pairs to_pairs(const RawRow& raw) {
+template <int R>
+__device__ __forceinline__ Pairs to_pairs(const RawRow<R>& raw) {
   Pairs p;
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
@@ -187,8 +177,13 @@ __device__ __forceinline__ Pairs to_pairs(const RawRow& raw) {
     p.pair[k][2] = __byte_perm(raw.chunk[k].y, 0u, 0x4140);
     p.pair[k][3] = __byte_perm(raw.chunk[k].y, 0u, 0x4342);
   }
-  p.left = __byte_perm(raw.left, 0u, 0x4140);
-  p.right = __byte_perm(raw.right, 0u, 0x4140);
+  if constexpr (R == 2) {
+    p.left = raw.left[0] | raw.left[1] << 16;
+    p.right = raw.right[0] | raw.right[1] << 16;
+  } else {
+    p.left = raw.left[0] << 16;
+    p.right = raw.right[0];
+  }
   return p;
 }
 
@@ -205,7 +200,7 @@ __device__ __forceinline__ unsigned vertical(const GaussVecArgs& a, const unsign
 // Horizontal pass and store of one chunk's 8 outputs from its vertical sums, with the two pairs
 // either side (left: columns x0 - 2, x0 - 1; right: x0 + 8, x0 + 9).
 template <int R>
-__device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePlan& p, int k, int y, const unsigned (&v)[4],
+__device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePlan<R>& p, int k, int y, const unsigned (&v)[4],
                                             unsigned left, unsigned right) {
   if (!p.full[k] && !(p.partial[k] && p.x0[k] < a.width)) return;
   // u[i] = the vertical sum of column x0 - 2 + i, i = 0 .. 11.
@@ -240,65 +235,57 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
 }
 
 // The live state is P::rows_ahead raw rows, 2R + 1 rows of pairs and the horizontal pass's 12
-// words: 125 registers for 5 x 5 with DefaultPolicy (ptxas, CUDA 13.0, sm_90), no spills.
+// words: 116 registers for 5 x 5 with DefaultPolicy (ptxas, CUDA 13.0, sm_90), no spills.
 template <int R, class P>
 __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_vectorized_kernel(const __grid_constant__ GaussVecArgs a) {
   constexpr int kRowsPerWarp = P::rows_per_warp, kRowsAhead = P::rows_ahead;
   const int y0 = (blockIdx.y * P::warps + threadIdx.y) * kRowsPerWarp;
   if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
-  const LanePlan plan = plan_lane<R>(a, blockIdx.x * kWarpPx, threadIdx.x);
+  const LanePlan<R> plan = plan_lane<R>(a, blockIdx.x * kWarpPx, threadIdx.x);
   const int lane = threadIdx.x, prev = (lane + 31) & 31, next = (lane + 1) & 31;
 
-  // Input rows y0 - R .. y0 + kRowsPerWarp + R - 1, in a loop whose body takes S rows: the raw
-  // rows in flight sit in a ring of S slots and the rows of pairs in a ring of K, both indexed at
-  // compile time (S is a multiple of K). Unrolling all rows instead made the code ~200 KB and the
-  // warps stall on instruction fetch (ncu: no_instruction the top stall reason).
+  // Input rows y0 - R .. y0 + kRowsPerWarp + R - 1. Fully unrolled: the arrays are registers, and
+  // only kRowsAhead + 1 raw rows and 2R + 1 rows of pairs are live at a time.
   constexpr int K = 2 * R + 1;
-  constexpr int S = K * ((kRowsAhead + K) / K);
   constexpr int kInRows = kRowsPerWarp + 2 * R;
-  static_assert(kInRows % S == 0, "rows per warp + 2R must be a multiple of the ring");
-  RawRow raw[S];
-  Pairs rows[K];
+  RawRow<R> raw[kInRows];
+  Pairs rows[kInRows];
 #pragma unroll
-  for (int q = 0; q < kRowsAhead; ++q) raw[q] = load_row<R>(a, plan, y0 - R + q);
-#pragma unroll 1
-  for (int i0 = 0; i0 < kInRows; i0 += S) {
+  for (int i = 0; i < kRowsAhead && i < kInRows; ++i) raw[i] = load_row<R>(a, plan, y0 - R + i);
 #pragma unroll
-    for (int u = 0; u < S; ++u) {
-      const int i = i0 + u;  // input row y0 - R + i; i % S == u and i % K == u % K
-      if (i + kRowsAhead < kInRows) raw[(u + kRowsAhead) % S] = load_row<R>(a, plan, y0 - R + i + kRowsAhead);
-      rows[u % K] = to_pairs(raw[u]);
-      if (i < 2 * R) continue;
-      const int y = y0 + i - 2 * R;  // the output row whose window ends at input row i
-      // Vertical sums of every pair word of the lane.
-      unsigned v[kChunks][4], vl, vr;
-      {
-        unsigned col[K];
+  for (int i = 0; i < kInRows; ++i) {
+    if (i + kRowsAhead < kInRows) raw[i + kRowsAhead] = load_row<R>(a, plan, y0 - R + i + kRowsAhead);
+    rows[i] = to_pairs<R>(raw[i]);
+    if (i < K - 1) continue;
+    const int y = y0 + i - 2 * R;  // the output row whose window ends at input row i
+    // Vertical sums of every pair word of the lane.
+    unsigned v[kChunks][4], vl, vr;
+    {
+      unsigned col[K];
 #pragma unroll
-        for (int k = 0; k < kChunks; ++k)
+      for (int k = 0; k < kChunks; ++k)
 #pragma unroll
-          for (int j = 0; j < 4; ++j) {
+        for (int j = 0; j < 4; ++j) {
 #pragma unroll
-            for (int t = 0; t < K; ++t) col[t] = rows[(u + 1 + t) % K].pair[k][j];
-            v[k][j] = vertical<R>(a, col);
-          }
+          for (int t = 0; t < K; ++t) col[t] = rows[i - 2 * R + t].pair[k][j];
+          v[k][j] = vertical<R>(a, col);
+        }
 #pragma unroll
-        for (int t = 0; t < K; ++t) col[t] = rows[(u + 1 + t) % K].left;
-        vl = vertical<R>(a, col);
+      for (int t = 0; t < K; ++t) col[t] = rows[i - 2 * R + t].left;
+      vl = vertical<R>(a, col);
 #pragma unroll
-        for (int t = 0; t < K; ++t) col[t] = rows[(u + 1 + t) % K].right;
-        vr = vertical<R>(a, col);
-      }
-      // The neighbouring pairs: chunk k's left is the previous chunk's last pair (lane - 1; lane 0's
-      // chunk 1 follows lane 31's chunk 0), its right the next chunk's first pair.
-      const unsigned prev0 = __shfl_sync(0xFFFFFFFFu, v[0][3], prev);
-      const unsigned prev1 = __shfl_sync(0xFFFFFFFFu, v[1][3], prev);
-      const unsigned next0 = __shfl_sync(0xFFFFFFFFu, v[0][0], next);
-      const unsigned next1 = __shfl_sync(0xFFFFFFFFu, v[1][0], next);
-      if (y >= a.height) continue;
-      store_chunk<R>(a, plan, 0, y, v[0], lane == 0 ? vl : prev0, lane == 31 ? next1 : next0);
-      store_chunk<R>(a, plan, 1, y, v[1], lane == 0 ? prev0 : prev1, lane == 31 ? vr : next1);
+      for (int t = 0; t < K; ++t) col[t] = rows[i - 2 * R + t].right;
+      vr = vertical<R>(a, col);
     }
+    // The neighbouring pairs: chunk k's left is the previous chunk's last pair (lane - 1; lane 0's
+    // chunk 1 follows lane 31's chunk 0), its right the next chunk's first pair.
+    const unsigned prev0 = __shfl_sync(0xFFFFFFFFu, v[0][3], prev);
+    const unsigned prev1 = __shfl_sync(0xFFFFFFFFu, v[1][3], prev);
+    const unsigned next0 = __shfl_sync(0xFFFFFFFFu, v[0][0], next);
+    const unsigned next1 = __shfl_sync(0xFFFFFFFFu, v[1][0], next);
+    if (y >= a.height) continue;
+    store_chunk<R>(a, plan, 0, y, v[0], lane == 0 ? vl : prev0, lane == 31 ? next1 : next0);
+    store_chunk<R>(a, plan, 1, y, v[1], lane == 0 ? prev0 : prev1, lane == 31 ? vr : next1);
   }
 }
 
