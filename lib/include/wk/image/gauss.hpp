@@ -22,7 +22,8 @@ void check_gauss_args(int ksize, double sigma);
 std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma);
 
 // The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, 2026-11-22,
-// docs/apod/gauss.md): register_blocked up to 7 x 7 (5x5: 329 vs 208 Gpx/s for separable),
+// docs/apod/gauss.md): vectorized_5x5 up to 5 x 5 (820 vs 329 Gpx/s for register_blocked;
+// colour or unaligned rows take register_blocked under that name), register_blocked for 7 x 7,
 // separable above (15x15: 98 vs 91). Every rung is bit-exact.
 ConvVariant gauss_default_variant(int ksize);
 
