@@ -108,6 +108,18 @@ class TempImage {
 void check_filter_views(const char* op, const GpuImage& src, const GpuImage& dst);
 std::size_t pixel_bytes(PixelType type);
 
+// The byte-image fields that the streaming kernels' argument structs share (src, src_pitch, dst,
+// dst_pitch, width, height), filled from the views.
+template <class Args>
+void set_byte_io(Args& a, const GpuImage& src, const GpuImage& dst) {
+  a.src = static_cast<const std::uint8_t*>(src.data);
+  a.src_pitch = src.pitch;
+  a.dst = static_cast<std::uint8_t*>(dst.data);
+  a.dst_pitch = dst.pitch;
+  a.width = src.width;
+  a.height = src.height;
+}
+
 // The multiprocessor count of the current device (cached per device).
 int sm_count();
 

@@ -329,12 +329,7 @@ void stencil3x3(const GpuImage& src, const GpuImage& dst, Stencil3x3 op, const B
   if (src.width != dst.width || src.height != dst.height) throw Error(ErrorCategory::internal, "stencil3x3: sizes differ");
   if (src.width == 0 || src.height == 0) return;
   Stencil3x3Args a{};
-  a.src = static_cast<const std::uint8_t*>(src.data);
-  a.src_pitch = src.pitch;
-  a.dst = static_cast<std::uint8_t*>(dst.data);
-  a.dst_pitch = dst.pitch;
-  a.width = src.width;
-  a.height = src.height;
+  set_byte_io(a, src, dst);
   a.border = border.mode;
   a.border_value = border.mode == BorderMode::constant ? static_cast<unsigned>(border.value) : 0u;
   a.left_col = border_index(-1, src.width, border.mode);

@@ -281,12 +281,7 @@ void gauss_rolling(const GpuImage& src, const GpuImage& dst, const std::vector<i
   if (dst.width == 0 || dst.height == 0) return;
   const int K = static_cast<int>(k.size()), R = K / 2;
   RollArgs a{};
-  a.src = static_cast<const std::uint8_t*>(src.data);
-  a.src_pitch = src.pitch;
-  a.dst = static_cast<std::uint8_t*>(dst.data);
-  a.dst_pitch = dst.pitch;
-  a.width = src.width;
-  a.height = src.height;
+  set_byte_io(a, src, dst);
   a.border = border.mode;
   a.border_word = 0x01010101u * static_cast<unsigned>(border.value);
   const int DL = (R + 3) / 4;

@@ -319,12 +319,7 @@ void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vecto
   if (src.width == 0 || src.height == 0) return;
   const int R = static_cast<int>(k.size()) / 2;
   GaussVecArgs a{};
-  a.src = static_cast<const std::uint8_t*>(src.data);
-  a.src_pitch = src.pitch;
-  a.dst = static_cast<std::uint8_t*>(dst.data);
-  a.dst_pitch = dst.pitch;
-  a.width = src.width;
-  a.height = src.height;
+  set_byte_io(a, src, dst);
   a.border_value = border.mode == BorderMode::constant ? static_cast<unsigned>(border.value) : 0u;
   for (int q = 0; q < R; ++q) {
     a.left_cols[q] = border_index(q - R, src.width, border.mode);

@@ -207,12 +207,7 @@ void sobel_rolling(const GpuImage& src, const GpuImage& dst, SobelMode mode, con
   if (!sobel_rolling_supported(src, dst, mode)) throw Error(ErrorCategory::internal, "sobel_rolling: unsupported call");
   if (dst.width == 0 || dst.height == 0) return;
   SobelArgs a{};
-  a.src = static_cast<const std::uint8_t*>(src.data);
-  a.src_pitch = src.pitch;
-  a.dst = static_cast<std::uint8_t*>(dst.data);
-  a.dst_pitch = dst.pitch;
-  a.width = src.width;
-  a.height = src.height;
+  set_byte_io(a, src, dst);
   a.border = border.mode;
   a.border_value = static_cast<unsigned>(border.value);
   switch (mode) {
