@@ -56,7 +56,8 @@ TEST_CASE("GPU gauss fast path: every K and sigma, edge widths, odd pitches", "[
     }
 }
 
-TEST_CASE("GPU gauss vectorized_5x5: K 3 and 5, every sigma and border, edge widths and heights, many warps", "[gpu][gauss][gauss_vectorized]") {
+TEST_CASE("GPU gauss vectorized_5x5: K 3 and 5, every sigma and border, edge widths and heights, many warps",
+          "[gpu][gauss][gauss_vectorized]") {
   const auto vec = image::ConvVariant::vectorized_5x5;
   for (int k : {3, 5})
     for (double sigma : {0.0, 0.3, 0.6, 1.5, 40.0})  // 0.3: the centre tap takes (almost) all 256

@@ -307,7 +307,9 @@ bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const 
     sum += k[i];
   }
   if (sum != 256) return false;  // the 16-bit lanes hold at most 256 * 255
-  const auto aligned8 = [](const void* p, std::size_t pitch) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && pitch % 8 == 0; };
+  const auto aligned8 = [](const void* p, std::size_t pitch) {
+    return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && pitch % 8 == 0;
+  };
   return aligned8(src.data, src.pitch) && aligned8(dst.data, dst.pitch) &&
          (long(src.height) + DefaultPolicy::block_rows - 1) / DefaultPolicy::block_rows <= kMaxGridY;
 }
