@@ -2,6 +2,7 @@
 // Shared by the convolution family's tests: border lists, a double-precision reference
 // correlation for every border (wrap included: no OpenCV filter has it), and device images of
 // any type, aligned (cudaMallocPitch) or deliberately not (odd pitch, odd address).
+#include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 #include <opencv2/core.hpp>
 
@@ -167,6 +168,33 @@ inline cv::Mat random_mat(int w, int h, int type, unsigned seed) {
   if (CV_MAT_DEPTH(type) == CV_32F) rng.fill(m, cv::RNG::UNIFORM, cv::Scalar::all(0), cv::Scalar::all(255));
   else rng.fill(m, cv::RNG::UNIFORM, cv::Scalar::all(0), cv::Scalar::all(256));
   return m;
+}
+
+// The edge cases of the vectorized_3x3 kernel (sobel, laplacian): widths around its 8-column
+// chunks, 256-column half warps and 512-column warps (lanes 0 and 31 load their neighbours; chunks
+// straddling the right edge go byte by byte), heights around its 8-row warps and 32-row blocks,
+// aligned and odd pitches. Borders rotate over those cases (each meets every border several times)
+// to keep compute-sanitizer runs short; then every border on one image with interior warps,
+// partial chunks and several blocks down. check(src, border, aligned) compares one image; the
+// images are random_image(w, h, 1, w * seed_step + h) and random_image(1037, 75, 1, last_seed).
+template <class Check>
+void for_each_stencil3x3_case(unsigned seed_step, unsigned last_seed, Check check) {
+  const auto borders = all_borders();
+  const int heights[] = {3, 8, 9, 33, 70};
+  int n = 0;
+  for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1031, 4097})
+    for (bool aligned : {true, false}) {
+      const image::Border b = borders[std::size_t(n) % borders.size()];
+      const int h = heights[n % 5];
+      ++n;
+      CAPTURE(w, h, aligned, name_of(b));
+      check(random_image(w, h, 1, unsigned(w) * seed_step + unsigned(h)), b, aligned);
+    }
+  const cv::Mat src = random_image(1037, 75, 1, last_seed);
+  for (const auto& b : borders) {
+    CAPTURE(name_of(b));
+    check(src, b, true);
+  }
 }
 
 }  // namespace wk::test

@@ -32,8 +32,6 @@ TEST_CASE("GPU laplacian: every rung, border and channel count exact", "[gpu][la
 }
 
 TEST_CASE("GPU laplacian vectorized_3x3: edge widths and heights, every border, odd pitches", "[gpu][laplacian]") {
-  const auto borders = test::all_borders();
-  const int heights[] = {3, 8, 9, 33, 70};
   auto check = [](const cv::Mat& src, const image::Border& b, bool aligned) {
     cv::Mat expected(src.size(), src.type());
     image::laplacian_cpu(test::const_view(src), test::view(expected), b);
@@ -42,20 +40,7 @@ TEST_CASE("GPU laplacian vectorized_3x3: edge widths and heights, every border, 
     });
     REQUIRE(test::max_abs_diff(got, expected) == 0);
   };
-  int n = 0;
-  for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1031, 4097})
-    for (bool aligned : {true, false}) {
-      const image::Border b = borders[std::size_t(n) % borders.size()];
-      const int h = heights[n % 5];
-      ++n;
-      CAPTURE(w, h, aligned, test::name_of(b));
-      check(test::random_image(w, h, 1, unsigned(w * 5 + h)), b, aligned);
-    }
-  const cv::Mat src = test::random_image(1037, 75, 1, 12);
-  for (const auto& b : borders) {
-    CAPTURE(test::name_of(b));
-    check(src, b, true);
-  }
+  test::for_each_stencil3x3_case(5, 12, check);
   // Extremes: |-4 * 255| and 4 * 255 saturate at 255.
   cv::Mat dots(37, 530, CV_8UC1, cv::Scalar::all(0));
   for (int y = 1; y < dots.rows; y += 2)

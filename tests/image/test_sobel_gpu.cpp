@@ -89,27 +89,7 @@ void check_vectorized_3x3(const cv::Mat& src, const image::Border& b, bool align
 }  // namespace
 
 TEST_CASE("GPU sobel vectorized_3x3: edge widths and heights, every border, odd pitches", "[gpu][sobel]") {
-  // Widths around the 8-column chunks, the 256-column half warps and the 512-column warps (lanes
-  // 0 and 31 load their neighbours; chunks straddling the right edge go byte by byte); heights
-  // around the 8 rows of a warp and the 32 rows of a block. Borders rotate over the cases (each
-  // meets every border several times) to keep compute-sanitizer runs short.
-  const auto borders = test::all_borders();
-  const int heights[] = {3, 8, 9, 33, 70};
-  int n = 0;
-  for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1031, 4097})
-    for (bool aligned : {true, false}) {
-      const image::Border b = borders[std::size_t(n) % borders.size()];
-      const int h = heights[n % 5];
-      ++n;
-      CAPTURE(w, h, aligned, test::name_of(b));
-      check_vectorized_3x3(test::random_image(w, h, 1, unsigned(w * 7 + h)), b, aligned);
-    }
-  // Every border on one image with interior warps, partial chunks and several blocks down.
-  const cv::Mat src = test::random_image(1037, 75, 1, 11);
-  for (const auto& b : borders) {
-    CAPTURE(test::name_of(b));
-    check_vectorized_3x3(src, b, true);
-  }
+  test::for_each_stencil3x3_case(7, 11, check_vectorized_3x3);
   // Saturated extremes: |dx|, |dy| up to 1020, magnitude clamped at 255.
   cv::Mat stripes(40, 600, CV_8UC1);
   for (int y = 0; y < stripes.rows; ++y)
