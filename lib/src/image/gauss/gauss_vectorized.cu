@@ -74,7 +74,6 @@ struct GaussVecArgs {
 // What one lane does across its rows; fixed for the whole kernel.
 template <int R>
 struct LanePlan {
-  int lane;
   int x0[kChunks];
   bool full[kChunks];      // x0 + 8 <= W: one 64-bit load
   bool partial[kChunks];   // else x0 < W + R: byte by byte (columns >= W from right_cols)
@@ -93,7 +92,6 @@ __device__ __forceinline__ int resolve_col(const GaussVecArgs& a, int c, int R) 
 template <int R>
 __device__ __forceinline__ LanePlan<R> plan_lane(const GaussVecArgs& a, int base, int lane) {
   LanePlan<R> p;
-  p.lane = lane;
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     p.x0[k] = base + k * 32 * kChunkPx + lane * kChunkPx;
