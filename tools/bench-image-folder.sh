@@ -24,16 +24,41 @@ echo "dataset: $COUNT x $SIZE JPEG q90; job $OPS; $T threads; $(date -u +%F)"
 line=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$WORK/o-dec" --threads "$T" "$WORK/in")
 echo "$line"
 base_dec=$(echo "$line" | rate)
+# Per run: img/s from the report's totals, then the mean ms per file of each stage and which
+# decoders and encoders the files got (the report's per-file records).
+summary() {
+  python3 - "$1" <<'PY'
+import json, sys, collections
+r = json.load(open(sys.argv[1]))
+ok = [f for f in r["files"] if f["status"] == "ok"]
+n = max(len(ok), 1)
+ms = {k: sum(f["ms"][k] for f in ok) / n for k in ("read", "decode", "process", "encode", "write")}
+dec = collections.Counter(f.get("decoder", "") for f in ok)
+enc = collections.Counter(f.get("encoder", "") for f in ok)
+t = r["totals"]
+print(f"{t['images_per_second']:.1f}", " ".join(f"{k} {v:.1f}" for k, v in ms.items()),
+      "decoders", dict(dec), "encoders", dict(enc), f"failed {t['failed']}")
+PY
+}
+# wk-image variants per output format: the defaults (nvJPEG decode and, for JPEG, encode where
+# built), CPU decode, and both codecs on the CPU; then the CPU backend.
 for fmt in jpg png; do
   rm -rf "$WORK/o-cv" "$WORK/o-wk"
   line=$("$BUILD/samples/wk-opencv-baseline" --format $fmt --quality 90 -o "$WORK/o-cv" --threads "$T" "$WORK/in")
   echo "$line"
   base=$(echo "$line" | rate)
-  for dev in ${WK_DEVICES:-gpu cpu}; do
+  variants=("--device gpu" "--device gpu --jpeg-decoder opencv")
+  [ $fmt = jpg ] && variants+=("--device gpu --jpeg-decoder opencv --jpeg-encoder opencv")
+  [[ " ${WK_DEVICES:-gpu cpu} " == *" cpu "* ]] && variants+=("--device cpu")
+  [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && variants=("--device cpu")
+  for v in "${variants[@]}"; do
     rm -rf "$WORK/o-wk"
-    wk=$("$BUILD/apps/wk-image" "$OPS" --device $dev -q --format $fmt --quality 90 -o "$WORK/o-wk" \
-         --report "$WORK/report-$fmt-$dev.json" "$WORK/in" >/dev/null; \
-         python3 -c "import json,sys; t=json.load(open('$WORK/report-$fmt-$dev.json'))['totals']; print(f\"{t['images_per_second']:.1f}\")")
-    echo "$fmt output, wk-image --device $dev: $wk img/s; OpenCV $T threads: $base img/s; ratio $(python3 -c "print(f'{$wk/$base:.2f}')")x (OpenCV decode-only bound $base_dec img/s)"
+    # shellcheck disable=SC2086
+    "$BUILD/apps/wk-image" "$OPS" $v -q --format $fmt --quality 90 -o "$WORK/o-wk" --report "$WORK/report.json" "$WORK/in" \
+      >/dev/null || true
+    s=$(summary "$WORK/report.json")
+    wk=${s%% *}
+    echo "$fmt output, wk-image $v: $wk img/s; OpenCV $T threads: $base img/s; ratio $(python3 -c "print(f'{$wk/$base:.2f}')")x" \
+         "(OpenCV decode-only bound $base_dec img/s); ms per file: ${s#* }"
   done
 done

@@ -52,20 +52,22 @@ Speed:
   downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
   moves that worker to the CPU path; no file is lost.
 
-GPU JPEG decode (nvJPEG; this build: %NVJPEG%):
-  With --jpeg-decoder nvjpeg (auto, the default, is OpenCV: on the 16-core H100 machine it
-  measured faster than nvJPEG batches, which contend for the decoder; docs/benchmarks.md), each
-  GPU worker reads up to --jpeg-batch files and decodes their JPEGs with
-  nvJPEG in one batched call (the hardware JPEG decoder where the GPU has one, as A100/H100)
-  straight into GPU memory, so those files need no upload. Pixels may differ from OpenCV's by a
-  few levels (another IDCT and colour conversion): use --jpeg-decoder opencv for outputs
-  identical to --device cpu. JPEGs that nvJPEG would decode differently or not at all
+GPU JPEG decode and encode (nvJPEG; this build: %NVJPEG%):
+  On the GPU backend of a build with nvJPEG (auto, the default, or --jpeg-decoder nvjpeg), the
+  workers hand JPEG inputs to one decoding thread per GPU, which decodes them in batches of up
+  to --jpeg-batch (the hardware JPEG decoder where the GPU has one, as A100/H100) straight into
+  GPU memory: no upload. JPEG outputs (auto, or --jpeg-encoder nvjpeg) are encoded on the GPU
+  with OpenCV's settings (baseline, standard Huffman tables, 4:2:0 chroma, --quality), and only
+  the compressed bytes come back. Pixels and bytes then differ from OpenCV's by rounding
+  (another IDCT and colour conversion): --jpeg-decoder opencv --jpeg-encoder opencv gives
+  outputs identical to --device cpu. JPEGs that nvJPEG would decode differently or not at all
   (progressive ones on the hardware decoder, CMYK/YCCK, 12-bit, EXIF-rotated, RGB-coded) and
   any file nvJPEG rejects are decoded by OpenCV, one by one, so a bad file fails alone. The
-  report's "decoder" says which decoder each file got.
+  report's "decoder" and "encoder" say which each file got.
 
 Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|skipped,
-  "error", "width", "height", "device", "decoder": opencv|nvjpeg-hw|nvjpeg, "ms": {"read",
+  "error", "width", "height", "device", "decoder": opencv|nvjpeg-hw|nvjpeg, "encoder":
+  opencv|nvjpeg, "ms": {"read",
   "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}}, written
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
   their batch's decode time. --resume FILE skips the inputs that FILE lists as done and writes the new
@@ -103,7 +105,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
   pipeline::FolderJobOptions job;
-  std::string device, border_text = "reflect101", gpus, report, jpeg_decoder = "auto";
+  std::string device, border_text = "reflect101", gpus, report, jpeg_decoder = "auto", jpeg_encoder = "auto";
   bool quiet = false;
   app.add_option("pipeline", job.pipeline_text, "Operations, comma-separated, run in order (see Operations below)")->required();
   app.add_option("inputs", job.inputs, "Image files and folders")->required();
@@ -119,11 +121,15 @@ int main(int argc, char** argv) {
   app.add_option("--max-pixels", job.max_pixels, "Refuse images with more pixels (decompression bombs)")
       ->default_val(1LL << 28);
   app.add_option("--jpeg-decoder", jpeg_decoder,
-                 "GPU backend: who decodes JPEGs: auto (today OpenCV on the worker threads, measured faster), nvjpeg or opencv")
+                 "GPU backend: who decodes JPEGs: auto (nvJPEG when built in), nvjpeg or opencv")
       ->default_val("auto")
       ->check(CLI::IsMember({"auto", "nvjpeg", "opencv"}));
-  app.add_option("--jpeg-batch", job.jpeg_batch, "nvJPEG: JPEGs per batched GPU decode, per worker")
-      ->default_val(32)
+  app.add_option("--jpeg-encoder", jpeg_encoder,
+                 "GPU backend: who encodes JPEG outputs: auto (nvJPEG when built in), nvjpeg or opencv")
+      ->default_val("auto")
+      ->check(CLI::IsMember({"auto", "nvjpeg", "opencv"}));
+  app.add_option("--jpeg-batch", job.jpeg_batch, "nvJPEG: the most JPEGs per batched GPU decode (per GPU)")
+      ->default_val(64)
       ->check(CLI::Range(1, 4096));
   app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
       ->default_val("reflect101");
@@ -141,6 +147,9 @@ int main(int argc, char** argv) {
     job.jpeg_decoder = jpeg_decoder == "nvjpeg"   ? pipeline::JpegDecoder::nvjpeg
                        : jpeg_decoder == "opencv" ? pipeline::JpegDecoder::opencv
                                                   : pipeline::JpegDecoder::auto_select;
+    job.jpeg_encoder = jpeg_encoder == "nvjpeg"   ? pipeline::JpegEncoder::nvjpeg
+                       : jpeg_encoder == "opencv" ? pipeline::JpegEncoder::opencv
+                                                  : pipeline::JpegEncoder::auto_select;
     if (report.empty() && !job.resume_report.empty()) report = job.resume_report.string();
     const BackendSelection sel = wk::app::choose_backend(kProg, device, quiet);
     job.backend = sel.backend;

@@ -122,18 +122,24 @@ TEST_CASE("wk-image usage errors exit 2 with a message", "[cli][wk-image]") {
   CHECK_FALSE(fs::exists(f.out));
 }
 
-TEST_CASE("wk-image --jpeg-decoder and --jpeg-batch: checked values, nvjpeg only on the GPU backend", "[cli][wk-image]") {
+TEST_CASE("wk-image --jpeg-decoder, --jpeg-encoder and --jpeg-batch: checked values, nvjpeg only on the GPU backend",
+          "[cli][wk-image]") {
   Fixture f;
   auto r = wk::test::run(wk_image("gray --device cpu --jpeg-decoder nvjpeg -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("nvjpeg") && (Catch::Contains("GPU backend") || Catch::Contains("no nvJPEG")));
   r = wk::test::run(wk_image("gray --device cpu --jpeg-decoder turbo -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
   CHECK(r.exit_code == 2);
+  r = wk::test::run(wk_image("gray --device cpu --jpeg-encoder nvjpeg -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--jpeg-encoder nvjpeg") && (Catch::Contains("GPU backend") || Catch::Contains("no nvJPEG")));
+  r = wk::test::run(wk_image("gray --device cpu --jpeg-encoder turbo -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
+  CHECK(r.exit_code == 2);
   r = wk::test::run(wk_image("gray --device cpu --jpeg-batch 0 -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
   CHECK(r.exit_code == 2);
   CHECK_FALSE(fs::exists(f.out));
-  // The CPU backend decodes with OpenCV whatever --jpeg-decoder auto|opencv says.
-  r = wk::test::run(wk_image("gray --device cpu -q --jpeg-decoder opencv --jpeg-batch 3 -o " + sh_quote(f.out.string()) + " " +
+  // The CPU backend decodes and encodes with OpenCV whatever --jpeg-decoder/--jpeg-encoder auto|opencv say.
+  r = wk::test::run(wk_image("gray --device cpu -q --jpeg-decoder opencv --jpeg-encoder auto --jpeg-batch 3 -o " + sh_quote(f.out.string()) + " " +
                              sh_quote(f.in.string())));
   CHECK(r.exit_code == 0);
   CHECK(cv::imread((f.out / "nested" / "deeper" / "d.jpg").string(), cv::IMREAD_UNCHANGED).size() ==
@@ -144,7 +150,8 @@ TEST_CASE("wk-image --help shows usage, examples and file semantics", "[cli][wk-
   const auto r = wk::test::run(wk_image("--help"));
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("Examples:") && Catch::Contains("--device") && Catch::Contains("atomically"));
-  CHECK_THAT(r.output, Catch::Contains("--jpeg-decoder") && Catch::Contains("GPU JPEG decode (nvJPEG; this build: "));
+  CHECK_THAT(r.output, Catch::Contains("--jpeg-decoder") && Catch::Contains("--jpeg-encoder") &&
+                           Catch::Contains("GPU JPEG decode and encode (nvJPEG; this build: "));
 }
 
 TEST_CASE("wk-image --device auto falls back to the CPU with one notice when no GPU is usable", "[cli][wk-image]") {

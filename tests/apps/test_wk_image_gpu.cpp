@@ -14,9 +14,9 @@ TEST_CASE("wk-image gray: GPU outputs are byte-identical to CPU outputs", "[gpu]
                                  " --count 8 --size 1921x1081 --formats jpg,png,bmp,ppm");
   REQUIRE(gen.exit_code == 0);
   for (const char* dev : {"cpu", "gpu"}) {
-    // --jpeg-decoder opencv: nvJPEG's pixels differ from libjpeg's by rounding (tested in
-    // tests/io/test_nvjpeg_decoder_gpu.cpp); here the GPU operations are checked bit for bit.
-    const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --jpeg-decoder opencv --device " + dev + " -o " +
+    // OpenCV's JPEG codecs: nvJPEG's pixels and bytes differ from libjpeg's by rounding (tested
+    // in tests/io/test_nvjpeg_*_gpu.cpp); here the GPU operations are checked bit for bit.
+    const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --jpeg-decoder opencv --jpeg-encoder opencv --device " + dev + " -o " +
                                  sh_quote((dir / dev).string()) + " " + sh_quote((dir / "in").string()));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
@@ -54,23 +54,27 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
     CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
 }
 
-TEST_CASE("wk-image on the GPU decodes JPEGs with OpenCV by default, with nvJPEG when asked and built with it", "[gpu][cli][wk-image][nvjpeg]") {
+TEST_CASE("wk-image on the GPU decodes and encodes JPEGs with nvJPEG by default when built with it, with OpenCV when asked",
+          "[gpu][cli][wk-image][nvjpeg]") {
   wk::test::TempDir dir;
   REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
                         " --count 6 --size 1280x720 --formats jpg").exit_code == 0);
-  const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --format png --jpeg-batch 4 -o " +
+  const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --jpeg-batch 4 -o " +
                                sh_quote((dir / "out").string()) + " --report " + sh_quote((dir / "r.json").string()) + " " +
                                sh_quote((dir / "in").string()));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const std::string report = wk::test::read_bytes(dir / "r.json");
-  CHECK_THAT(report, Catch::Contains("\"decoder\": \"opencv\"") && !Catch::Contains("nvjpeg"));
-  if (wk::pipeline::nvjpeg_in_build()) {
-    const auto n = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --jpeg-decoder nvjpeg --format png --jpeg-batch 4 -o " +
-                                 sh_quote((dir / "out2").string()) + " --report " + sh_quote((dir / "r2.json").string()) + " " +
-                                 sh_quote((dir / "in").string()));
-    INFO(n.output);
-    REQUIRE(n.exit_code == 0);
-    CHECK_THAT(wk::test::read_bytes(dir / "r2.json"), Catch::Contains("\"decoder\": \"nvjpeg"));
-  }
+  if (wk::pipeline::nvjpeg_in_build())
+    CHECK_THAT(report, Catch::Contains("\"decoder\": \"nvjpeg") && Catch::Contains("\"encoder\": \"nvjpeg\"") &&
+                           !Catch::Contains("\"opencv\""));
+  else
+    CHECK_THAT(report, Catch::Contains("\"decoder\": \"opencv\"") && Catch::Contains("\"encoder\": \"opencv\"") &&
+                           !Catch::Contains("nvjpeg"));
+  const auto o = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --jpeg-decoder opencv --jpeg-encoder opencv -o " +
+                               sh_quote((dir / "out2").string()) + " --report " + sh_quote((dir / "r2.json").string()) + " " +
+                               sh_quote((dir / "in").string()));
+  INFO(o.output);
+  REQUIRE(o.exit_code == 0);
+  CHECK_THAT(wk::test::read_bytes(dir / "r2.json"), !Catch::Contains("nvjpeg"));
 }

@@ -93,6 +93,14 @@ TEST_CASE("run_folder_job rejects bad options before touching files", "[pipeline
   if (!pipeline::nvjpeg_in_build()) {
     opt.backend = Backend::gpu;  // refused for the build, before any GPU is asked for
     CHECK(usage_error(opt));
+    opt.backend = Backend::cpu;
+  }
+  opt.jpeg_decoder = pipeline::JpegDecoder::auto_select;
+  opt.jpeg_encoder = pipeline::JpegEncoder::nvjpeg;  // the CPU backend encodes with OpenCV only
+  CHECK(usage_error(opt));
+  if (!pipeline::nvjpeg_in_build()) {
+    opt.backend = Backend::gpu;
+    CHECK(usage_error(opt));
   }
   CHECK_FALSE(fs::exists(dir / "out"));
 }

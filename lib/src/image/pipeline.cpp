@@ -367,8 +367,9 @@ struct Pipeline::Impl {
     if (staging.size() < bytes) staging = PinnedBuffer<std::uint8_t>(bytes + bytes / 4);
     return staging.get();
   }
-  // The operations on frame.a (already on the device, ordered on `s`), then the download.
-  cv::Mat run_frame(cudaStream_t s, long index, RunState& st);
+  // The operations on frame.a (already on the device, ordered on `s`), then the download or the
+  // sink.
+  cv::Mat run_frame(cudaStream_t s, long index, RunState& st, const DeviceSink& sink);
 };
 
 Pipeline::Pipeline(std::string_view text, Backend backend, PipelineOptions options) : impl_(std::make_unique<Impl>()) {
@@ -385,7 +386,7 @@ Backend Pipeline::backend() const { return impl_->backend; }
 const std::vector<OpSpec>& Pipeline::ops() const { return impl_->specs; }
 const PipelineOptions& Pipeline::options() const { return impl_->options; }
 
-cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>* side_outputs) {
+cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>* side_outputs, const DeviceSink& sink) {
   if (image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
     throw Error(ErrorCategory::unsupported, "pipeline input must be 8-bit with 1 or 3 channels");
   Impl& p = *impl_;
@@ -411,7 +412,7 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
     WK_CUDA_CHECK(cudaMemcpy2DAsync(f.a.view().data, f.a.pitch_bytes(), h_in, in_row, in_row, image.rows,
                                     cudaMemcpyHostToDevice, s));
   }
-  return p.run_frame(s, index, st);
+  return p.run_frame(s, index, st, sink);
 }
 
 cudaStream_t Pipeline::stream() {
@@ -420,7 +421,8 @@ cudaStream_t Pipeline::stream() {
   return impl_->stream->get();
 }
 
-cv::Mat Pipeline::run_device(DeviceImage& image, long index, std::vector<SideOutput>* side_outputs) {
+cv::Mat Pipeline::run_device(DeviceImage& image, long index, std::vector<SideOutput>* side_outputs,
+                             const DeviceSink& sink) {
   if (impl_->backend != Backend::gpu) throw Error(ErrorCategory::internal, "Pipeline::run_device on a CPU pipeline");
   if (image.channels() != 1 && image.channels() != 3)
     throw Error(ErrorCategory::unsupported, "pipeline input must be 8-bit with 1 or 3 channels");
@@ -437,17 +439,20 @@ cv::Mat Pipeline::run_device(DeviceImage& image, long index, std::vector<SideOut
     DeviceImage& x; DeviceImage& y;
     ~SwapBack() { std::swap(x, y); }
   } swap_back{f.a, image};
-  return p.run_frame(s, index, st);
+  return p.run_frame(s, index, st, sink);
 }
 
-cv::Mat Pipeline::Impl::run_frame(cudaStream_t s, long index, RunState& st) {
+cv::Mat Pipeline::Impl::run_frame(cudaStream_t s, long index, RunState& st, const DeviceSink& sink) {
   GpuFrame& f = frame;
   for (auto& op : ops) {
     nvtx::Range r(op.name.c_str(), nvtx::Color::compute, index);
     op.gpu(f, s, st);
   }
   cv::Mat result;
-  {
+  if (sink) {
+    sink(f.current(), s);
+    WK_CUDA_CHECK(cudaStreamSynchronize(s));
+  } else {
     nvtx::Range r("d2h", nvtx::Color::transfer, index);
     const DeviceImage& out = f.current();
     const std::size_t out_row = static_cast<std::size_t>(out.width()) * out.channels();

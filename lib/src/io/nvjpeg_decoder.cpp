@@ -9,7 +9,7 @@
 #include "wk/core/error.hpp"
 
 #if WK_HAVE_NVJPEG
-#include <nvjpeg.h>
+#include "io/nvjpeg_internal.hpp"
 #endif
 
 namespace wk::io {
@@ -18,46 +18,10 @@ namespace wk::io {
 
 bool nvjpeg_in_build() noexcept { return true; }
 
-namespace {
+using nvjpeg_status::check;
+using nvjpeg_status::describe;
 
-const char* status_name(nvjpegStatus_t s) {
-  switch (s) {
-    case NVJPEG_STATUS_SUCCESS: return "success";
-    case NVJPEG_STATUS_NOT_INITIALIZED: return "not initialized";
-    case NVJPEG_STATUS_INVALID_PARAMETER: return "invalid parameter";
-    case NVJPEG_STATUS_BAD_JPEG: return "bad JPEG";
-    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED: return "JPEG not supported";
-    case NVJPEG_STATUS_ALLOCATOR_FAILURE: return "allocation failed";
-    case NVJPEG_STATUS_EXECUTION_FAILED: return "execution failed";
-    case NVJPEG_STATUS_ARCH_MISMATCH: return "architecture mismatch";
-    case NVJPEG_STATUS_INTERNAL_ERROR: return "internal error";
-    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "implementation not supported";
-    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "incomplete bitstream";
-  }
-  return "unknown status";
-}
-
-std::string describe(const char* call, nvjpegStatus_t s) {
-  return std::string(call) + ": " + status_name(s) + " (nvJPEG status " + std::to_string(int(s)) + ")";
-}
-
-// The one way this file checks an nvJPEG call: an allocation failure is out of device (or
-// pinned) memory, a CUDA-category error the folder job answers with smaller batches; anything
-// else is `category`.
-void check(nvjpegStatus_t s, const char* call, ErrorCategory category) {
-  if (s == NVJPEG_STATUS_SUCCESS) return;
-  throw Error(s == NVJPEG_STATUS_ALLOCATOR_FAILURE ? ErrorCategory::cuda : category, describe(call, s));
-}
-
-}  // namespace
-
-struct NvjpegLibrary::Impl {
-  nvjpegHandle_t handle = nullptr;
-  bool hardware = false;
-  std::string name;
-};
-
-NvjpegLibrary::NvjpegLibrary() : impl_(std::make_unique<Impl>()) {
+NvjpegLibrary::NvjpegLibrary(bool allow_hardware) : impl_(std::make_unique<Impl>()) {
   struct Attempt {
     nvjpegBackend_t backend;
     unsigned flags;
@@ -74,7 +38,7 @@ NvjpegLibrary::NvjpegLibrary() : impl_(std::make_unique<Impl>()) {
   // the two, and for compute-sanitizer's initcheck, which cannot see the JPEG engine's writes and
   // reports nvJPEG's own colour conversion reading them as uninitialized).
   const char* env = std::getenv("WK_NVJPEG_BACKEND");
-  const bool cuda_only = env != nullptr && std::string_view(env) == "cuda";
+  const bool cuda_only = !allow_hardware || (env != nullptr && std::string_view(env) == "cuda");
   nvjpegStatus_t last = NVJPEG_STATUS_NOT_INITIALIZED;
   for (const Attempt& a : attempts) {
     if (cuda_only && a.backend == NVJPEG_BACKEND_HARDWARE) continue;
@@ -206,7 +170,7 @@ struct NvjpegDecoder::Impl {
   std::shared_ptr<NvjpegLibrary> library;
 };
 
-NvjpegLibrary::NvjpegLibrary() {
+NvjpegLibrary::NvjpegLibrary(bool) {
   throw Error(ErrorCategory::unsupported, "this build of warpkit has no nvJPEG (configure with a CUDA toolkit that has it)");
 }
 NvjpegLibrary::~NvjpegLibrary() = default;

@@ -27,8 +27,9 @@ class NvjpegLibrary {
   // nvjpegCreateEx accepts it, else the default (CUDA) backend; each with interpolated chroma
   // upsampling where the library accepts that flag (closer to libjpeg's "fancy" upsampling than
   // pixel replication). The environment variable WK_NVJPEG_BACKEND=cuda skips the hardware
-  // backend. Throws Error{unsupported} naming the nvJPEG status when none starts.
-  NvjpegLibrary();
+  // backend; so does allow_hardware = false (the encoder's handle: nvJPEG encodes with CUDA kernels).
+  // Throws Error{unsupported} naming the nvJPEG status when none starts.
+  explicit NvjpegLibrary(bool allow_hardware = true);
   ~NvjpegLibrary();
   NvjpegLibrary(const NvjpegLibrary&) = delete;
   NvjpegLibrary& operator=(const NvjpegLibrary&) = delete;

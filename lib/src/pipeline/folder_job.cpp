@@ -14,6 +14,9 @@
 #include <unordered_set>
 
 #include "io/nvjpeg_decoder.hpp"
+#include "io/nvjpeg_encoder.hpp"
+#include "pipeline/file_work.hpp"
+#include "pipeline/jpeg_decode_service.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -78,20 +81,19 @@ std::optional<std::pair<int, int>> probe_pnm(std::span<const std::uint8_t> b) {
 }
 
 // One worker's pipelines: the GPU one on its device, and a CPU one made when first needed
-// (--device cpu, or after a GPU failure). A GPU worker that decodes JPEGs with nvJPEG also owns
-// its decoder and the device buffers its batch is decoded into.
+// (--device cpu, or after a GPU failure). A GPU worker also owns, when used, its nvJPEG header
+// inspector (for its device's JpegDecodeService) and its nvJPEG encoder (JPEG outputs).
 struct WorkerPipelines {
   WorkerPipelines(const FolderJobOptions& o, int d) : opt(o), device(d) {}
   const FolderJobOptions& opt;
   int device;  // -1: CPU
   std::optional<image::Pipeline> gpu, cpu;
   bool gpu_failed = false;
-  // nvJPEG: the batch limit (0: this worker decodes every file with OpenCV; halved after a
-  // device-memory failure), the decoder (made on first use) and one buffer per batch file.
-  int jpeg_batch = 0;
-  bool nvjpeg_tried = false;
-  std::optional<io::NvjpegDecoder> nvjpeg;
-  std::vector<DeviceImage> slots;
+  JpegDecodeService* decode_service = nullptr;  // this device's, when nvJPEG decodes
+  std::optional<io::NvjpegDecoder> inspector;
+  std::shared_ptr<io::NvjpegLibrary> encode_library;  // this device's, when nvJPEG encodes
+  std::optional<io::NvjpegEncoder> encoder;
+  bool encoder_tried = false;
 
   image::Pipeline& pick() {
     if (device >= 0 && !gpu_failed) {
@@ -104,6 +106,12 @@ struct WorkerPipelines {
   }
   bool on_gpu() const { return device >= 0 && !gpu_failed; }
   std::string name() const { return on_gpu() ? "gpu" + std::to_string(device) : "cpu"; }
+  void lose_gpu() {
+    gpu_failed = true;
+    encoder.reset();
+    inspector.reset();
+    gpu.reset();
+  }
 };
 
 struct Shared {
@@ -114,9 +122,6 @@ struct Shared {
   std::unordered_set<std::string> resume_ok;
   std::mutex side_mutex;
   std::set<fs::path> side_paths;
-  // One nvJPEG library handle per device, shared by its workers (null: it failed to start).
-  std::mutex nvjpeg_mutex;
-  std::map<int, std::shared_ptr<io::NvjpegLibrary>> nvjpeg_libraries;
 };
 
 // What the workers share to report: each finished record, and notices.
@@ -143,17 +148,6 @@ fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
 }
 
 bool is_jpeg(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
-
-// One file from its claim to its record.
-struct FileWork {
-  std::size_t i = 0;
-  FileRecord r;
-  std::vector<std::uint8_t> bytes;  // kept until the file is done when nvJPEG decodes it (a GPU
-                                    // failure after the decode decodes it again on the CPU)
-  bool finished = false;            // r is final: skipped, or failed before decoding
-  io::NvjpegImageInfo jpeg;         // nvJPEG's output for this file; channels 0: not nvJPEG's
-  int slot = -1;                    // nvJPEG: the decoded image is WorkerPipelines::slots[slot]
-};
 
 void record_failure(FileRecord& r, const std::exception& e) {
   r.status = FileStatus::failed;
@@ -231,9 +225,41 @@ cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw) {
   return img;
 }
 
+bool jpeg_path(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe";
+}
+
+// The worker's GPU JPEG encoder for `out`, made on first use; null when this file is encoded on
+// the CPU (not a JPEG output, the CPU path, nvJPEG encoding off or failed to start).
+io::NvjpegEncoder* gpu_jpeg_encoder(WorkerPipelines& wp, const fs::path& out, const FolderJobOptions& opt, Reporter& rep) {
+  if (!wp.on_gpu() || !wp.encode_library || !jpeg_path(out)) return nullptr;
+  if (!wp.encoder && !wp.encoder_tried) {
+    wp.encoder_tried = true;
+    try {
+      wp.encoder.emplace(wp.encode_library, opt.encode.jpeg_quality, wp.pick().stream());
+    } catch (const std::exception& e) {
+      rep.notice("GPU " + std::to_string(wp.device) + ": " + e.what() + "; this worker encodes JPEGs with OpenCV");
+    }
+  }
+  return wp.encoder ? &*wp.encoder : nullptr;
+}
+
+cv::Mat download(const DeviceImage& image, cudaStream_t stream) {
+  cv::Mat m(image.height(), image.width(), CV_8UC(image.channels()));
+  WK_CUDA_CHECK(cudaMemcpy2DAsync(m.data, m.step, image.view().data, image.pitch_bytes(),
+                                  std::size_t(image.width()) * image.channels(), image.height(), cudaMemcpyDeviceToHost,
+                                  stream));
+  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return m;
+}
+
 // Runs the operations, encodes and writes. The input is `host` (decoded by OpenCV) or, when
-// null, the worker's slot fw.slot (decoded by nvJPEG on its GPU). A GPU failure (out of memory,
-// a lost device) must not lose the file or crash the job: this worker goes on with the CPU path,
+// null, fw.image (decoded by nvJPEG on this worker's GPU). A JPEG output is encoded on the GPU
+// when the worker has an nvJPEG encoder (only the compressed bytes are downloaded); an image
+// nvJPEG refuses is downloaded and encoded by OpenCV. A GPU failure (out of memory, a lost
+// device) must not lose the file or crash the job: this worker goes on with the CPU path,
 // decoding the file again on the CPU when its pixels were on the GPU.
 void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* host, Reporter& rep) {
   FileRecord& r = fw.r;
@@ -243,18 +269,37 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
     auto t = Clock::now();
     std::vector<image::SideOutput> side;
     cv::Mat result, redecoded;
+    std::vector<std::uint8_t> encoded;
+    cv::Mat refused;  // a result nvJPEG would not encode, downloaded for OpenCV
+    double gpu_encode_ms = 0;
     try {
       r.device = wp.name();
-      result = host ? wp.pick().run(*host, idx, &side) : wp.pick().run_device(wp.slots.at(fw.slot), idx, &side);
+      image::DeviceSink sink;
+      if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, out, sh.opt, rep)) {
+        sink = [&](const DeviceImage& image, cudaStream_t stream) {
+          const auto te = Clock::now();
+          nvtx::Range s("encode", nvtx::Color::codec, idx);
+          try {
+            encoded = encoder->encode(image, stream);
+            r.encoder = "nvjpeg";
+          } catch (const Error& e) {
+            if (e.category() == ErrorCategory::cuda) throw;
+            refused = download(image, stream);
+          }
+          gpu_encode_ms = ms_since(te);
+        };
+      }
+      result = host ? wp.pick().run(*host, idx, &side, sink) : wp.pick().run_device(fw.image, idx, &side, sink);
+      if (!refused.empty()) result = std::move(refused);
     } catch (const Error& e) {
       if (e.category() != ErrorCategory::cuda || wp.device < 0 || wp.gpu_failed) throw;
-      wp.gpu_failed = true;
-      wp.nvjpeg.reset();
-      wp.slots.clear();
-      wp.gpu.reset();
+      wp.lose_gpu();
       rep.notice("GPU " + std::to_string(wp.device) + " failed on " + r.path + " (" + e.what() +
                  "); this worker continues on the CPU");
       side.clear();
+      encoded.clear();
+      r.encoder.clear();
+      gpu_encode_ms = 0;
       r.device = wp.name();
       if (!host) {
         const auto td = Clock::now();
@@ -264,17 +309,18 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
       }
       result = wp.pick().run(*host, idx, &side);
     }
-    r.ms.process = ms_since(t);
+    r.ms.process = ms_since(t) - gpu_encode_ms;
+    r.ms.encode = gpu_encode_ms;
     redecoded.release();
     fw.bytes = {};
 
-    t = Clock::now();
-    std::vector<std::uint8_t> encoded;
-    {
+    if (encoded.empty()) {
+      t = Clock::now();
       nvtx::Range s("encode", nvtx::Color::codec, idx);
       encoded = io::encode_image(result, out, sh.opt.encode);
+      r.encoder = "opencv";
+      r.ms.encode += ms_since(t);
     }
-    r.ms.encode = ms_since(t);
     t = Clock::now();
     {
       nvtx::Range s("write", nvtx::Color::io, idx);
@@ -307,156 +353,40 @@ void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& 
   finish_file(sh, fw, wp, &img, rep);
 }
 
-// One file on its own: OpenCV decode (the CPU backend, --jpeg-decoder opencv, non-JPEG inputs
-// when nvJPEG is off).
-FileRecord process_file(Shared& sh, std::size_t i, WorkerPipelines& wp, Reporter& rep) {
-  FileWork fw;
-  fw.i = i;
-  nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
-  if (begin_file(sh, fw)) decode_and_finish(sh, fw, wp, rep);
-  return std::move(fw.r);
+// A file the decode service is done with: decoded by nvJPEG (finished from its device buffer,
+// which goes back to the service) or not (its batch failed: OpenCV decodes it and names what is
+// wrong with it).
+void finish_from_service(Shared& sh, std::unique_ptr<FileWork> fw, WorkerPipelines& wp, JpegDecodeService& service,
+                         Reporter& rep) {
+  {
+    nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(fw->i));
+    if (fw->decoded && wp.on_gpu()) finish_file(sh, *fw, wp, nullptr, rep);
+    else decode_and_finish(sh, *fw, wp, rep);
+  }
+  if (fw->decoded) service.recycle(std::move(fw->image), fw->device_bytes);
+  fw->bytes = {};
+  rep.finished(fw->i, std::move(fw->r));
 }
 
-// The worker's nvJPEG decoder, made on first use; false when this worker decodes with OpenCV.
-bool nvjpeg_ready(Shared& sh, WorkerPipelines& wp, Reporter& rep) {
-  if (wp.jpeg_batch <= 0 || !wp.on_gpu()) return false;
-  if (wp.nvjpeg) return true;
-  if (wp.nvjpeg_tried) return false;
-  wp.nvjpeg_tried = true;
-  std::string why;
+// Whether nvJPEG should decode this read file: a complete JPEG that nvJPEG decodes as OpenCV
+// would (io::nvjpeg_unsuitable_reason, NvjpegDecoder::inspect), within the pixel limit. False
+// leaves the file to OpenCV, or, over the pixel limit, marks it failed.
+bool for_nvjpeg(const Shared& sh, FileWork& fw, WorkerPipelines& wp) {
+  // A truncated JPEG goes to OpenCV's path too, which names it.
+  if (!is_jpeg(fw.bytes) || !io::jpeg_complete(fw.bytes)) return false;
+  const auto header = io::parse_jpeg_header(fw.bytes);
+  if (!header || !io::nvjpeg_unsuitable_reason(*header).empty()) return false;
+  io::NvjpegImageInfo info;
+  if (!wp.inspector->inspect(fw.bytes, info).empty()) return false;
   try {
-    wp.pick();  // the device current, the pipeline (and soon its stream) made
-    std::shared_ptr<io::NvjpegLibrary> library;
-    {
-      std::lock_guard<std::mutex> lock(sh.nvjpeg_mutex);
-      auto it = sh.nvjpeg_libraries.find(wp.device);
-      if (it != sh.nvjpeg_libraries.end()) {
-        library = it->second;  // null: it failed for another worker, who said so
-      } else {
-        try {
-          library = std::make_shared<io::NvjpegLibrary>();
-        } catch (const std::exception& e) {
-          why = e.what();
-        }
-        sh.nvjpeg_libraries[wp.device] = library;
-      }
-    }
-    if (library) wp.nvjpeg.emplace(std::move(library));
+    check_pixel_limit(sh.opt.max_pixels, info.width, info.height);
   } catch (const std::exception& e) {
-    why = e.what();
+    record_failure(fw.r, e);
+    fw.finished = true;
+    return false;
   }
-  if (!why.empty()) rep.notice("GPU " + std::to_string(wp.device) + ": " + why + "; JPEGs are decoded with OpenCV");
-  if (!wp.nvjpeg) wp.jpeg_batch = 0;
-  return wp.nvjpeg.has_value();
-}
-
-// Decodes the chunk's nvJPEG files: one batched call for the colour JPEGs, one for the gray ones
-// (nvJPEG fixes the output format per batch). Files of a failed batch lose their slot and are
-// decoded one by one with OpenCV later, so a bad file fails alone, with OpenCV's verdict.
-void decode_jpegs(std::vector<FileWork>& work, WorkerPipelines& wp, Reporter& rep) {
-  // Slot k belongs to work[k]; the slots only grow here (process_chunk trims them), so images
-  // decoded by the colour batch survive a failure of the gray one.
-  if (wp.slots.size() < work.size()) wp.slots.resize(work.size());
-  for (const int channels : {3, 1}) {
-    if (!wp.nvjpeg || !wp.on_gpu()) return;
-    std::vector<FileWork*> batch;
-    std::vector<int> slots;
-    std::vector<std::span<const std::uint8_t>> jpegs;
-    std::vector<io::NvjpegImageInfo> infos;
-    std::vector<DeviceImage*> outputs;
-    for (std::size_t k = 0; k < work.size(); ++k) {
-      FileWork& fw = work[k];
-      if (fw.finished || fw.jpeg.channels != channels) continue;
-      batch.push_back(&fw);
-      slots.push_back(static_cast<int>(k));
-      jpegs.push_back(fw.bytes);
-      infos.push_back(fw.jpeg);
-      outputs.push_back(&wp.slots[k]);
-    }
-    if (batch.empty()) continue;
-    const auto t = Clock::now();
-    try {
-      nvtx::Range range("nvjpeg decode", nvtx::Color::codec, static_cast<long>(batch.front()->i));
-      wp.nvjpeg->decode_batch(jpegs, infos, outputs, wp.pick().stream());
-      // One call decodes the batch: each file is charged an equal share of it.
-      const double each_ms = ms_since(t) / double(batch.size());
-      for (std::size_t b = 0; b < batch.size(); ++b) {
-        FileWork& fw = *batch[b];
-        fw.slot = slots[b];
-        fw.r.ms.decode = each_ms;
-        fw.r.decoder = wp.nvjpeg->library().name();
-        fw.r.width = fw.jpeg.width;
-        fw.r.height = fw.jpeg.height;
-      }
-    } catch (const Error& e) {
-      std::string msg = "GPU " + std::to_string(wp.device) + ": nvJPEG failed on a batch of " + std::to_string(batch.size()) +
-                        " JPEGs from " + batch.front()->r.path + " (" + e.what() + "); they are decoded with OpenCV";
-      if (e.category() == ErrorCategory::cuda) {
-        // Out of device memory, or a failing GPU (then the operations fail next and move this
-        // worker to the CPU): smaller batches from now on, none below one file.
-        wp.jpeg_batch /= 2;
-        if (wp.jpeg_batch == 0) wp.nvjpeg.reset();
-        msg += wp.jpeg_batch ? "; batches of at most " + std::to_string(wp.jpeg_batch) + " from now on"
-                             : "; this worker stops using nvJPEG";
-      }
-      rep.notice(msg);
-    }
-  }
-}
-
-// A GPU worker with nvJPEG: the files [first, first + count). JPEGs that nvJPEG can decode as
-// OpenCV would (see io::nvjpeg_unsuitable_reason and NvjpegDecoder::inspect) are decoded on the
-// GPU in batches straight into device buffers; every other file takes the OpenCV path. Each file
-// still gets its own record, in its own "file" NVTX ranges (one around the read, one around the
-// operations, encode and write) with the batch's "nvjpeg decode" range between them.
-void process_chunk(Shared& sh, std::size_t first, std::size_t count, WorkerPipelines& wp,
-                   const std::atomic<bool>* stop, Reporter& rep) {
-  std::vector<FileWork> work;
-  work.reserve(count);
-  for (std::size_t k = 0; k < count; ++k) {
-    if (stop && stop->load()) break;  // the rest of the chunk is not started
-    FileWork& fw = work.emplace_back();
-    fw.i = first + k;
-    nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(fw.i));
-    // A truncated JPEG goes to OpenCV's path too, which names it.
-    if (!begin_file(sh, fw) || !is_jpeg(fw.bytes) || !io::jpeg_complete(fw.bytes)) continue;
-    const auto header = io::parse_jpeg_header(fw.bytes);
-    if (!header || !io::nvjpeg_unsuitable_reason(*header).empty()) continue;
-    io::NvjpegImageInfo info;
-    if (!wp.nvjpeg->inspect(fw.bytes, info).empty()) continue;
-    try {
-      check_pixel_limit(sh.opt.max_pixels, info.width, info.height);
-    } catch (const std::exception& e) {
-      record_failure(fw.r, e);
-      fw.finished = true;
-      continue;
-    }
-    fw.jpeg = info;
-  }
-  decode_jpegs(work, wp, rep);
-  for (FileWork& fw : work) {
-    if (!fw.finished) {
-      nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(fw.i));
-      if (fw.slot >= 0 && wp.on_gpu() && fw.slot < static_cast<int>(wp.slots.size())) finish_file(sh, fw, wp, nullptr, rep);
-      else decode_and_finish(sh, fw, wp, rep);
-    }
-    fw.bytes = {};
-    rep.finished(fw.i, std::move(fw.r));
-  }
-  // Memory stays bounded by the largest batch this worker may still decode.
-  if (wp.slots.size() > static_cast<std::size_t>(wp.jpeg_batch)) wp.slots.resize(wp.jpeg_batch);
-}
-
-// Guided scheduling of chunks: a worker's share of the files left, at most `limit`, so the last
-// files spread over all workers instead of waiting in one worker's batch.
-std::pair<std::size_t, std::size_t> claim_chunk(std::atomic<std::size_t>& next, std::size_t n, std::size_t workers,
-                                                std::size_t limit) {
-  std::size_t cur = next.load();
-  for (;;) {
-    if (cur >= n) return {n, 0};
-    const std::size_t take = std::clamp<std::size_t>((n - cur) / workers, 1, limit);
-    if (next.compare_exchange_weak(cur, cur + take)) return {cur, take};
-  }
+  fw.jpeg = info;
+  return true;
 }
 
 }  // namespace
@@ -488,9 +418,16 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)");
   if (opt.jpeg_decoder == JpegDecoder::nvjpeg && opt.backend != Backend::gpu)
     throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg needs the GPU backend");
-  // nvJPEG decodes on the GPU workers when asked for; auto and the CPU backend decode with OpenCV
-  // (faster on the H100 machine until the nvJPEG batches stop contending, docs/benchmarks.md).
-  const bool use_nvjpeg = opt.backend == Backend::gpu && opt.jpeg_decoder == JpegDecoder::nvjpeg && io::nvjpeg_in_build();
+  if (opt.jpeg_encoder == JpegEncoder::nvjpeg && !io::nvjpeg_in_build())
+    throw Error(ErrorCategory::usage, "--jpeg-encoder nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)");
+  if (opt.jpeg_encoder == JpegEncoder::nvjpeg && opt.backend != Backend::gpu)
+    throw Error(ErrorCategory::usage, "--jpeg-encoder nvjpeg needs the GPU backend");
+  // auto: nvJPEG where the build has it, on the GPU backend (measured faster on the H100
+  // machine, docs/benchmarks.md); the CPU backend always uses OpenCV.
+  const bool gpu_codecs = opt.backend == Backend::gpu && io::nvjpeg_in_build();
+  const bool nvjpeg_decode = gpu_codecs && opt.jpeg_decoder != JpegDecoder::opencv;
+  const bool nvjpeg_encode = gpu_codecs && opt.jpeg_encoder != JpegEncoder::opencv &&
+                             (opt.format.empty() || jpeg_path("x." + opt.format));
   std::vector<int> gpus = opt.gpus;
   if (opt.backend == Backend::gpu) {
     int count = 0;
@@ -513,7 +450,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     scan = io::scan_inputs(opt.inputs, opt.outdir);
   }
   result.scan_errors = scan.errors;
-  Shared sh{opt, scan.files, {}, {}, std::move(resume_ok), {}, {}, {}, {}};
+  Shared sh{opt, scan.files, {}, {}, std::move(resume_ok), {}, {}};
   std::map<fs::path, std::size_t> first_user;
   for (std::size_t i = 0; i < scan.files.size(); ++i) {
     sh.outputs.push_back(output_for(opt, scan.files[i]));
@@ -534,22 +471,91 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   std::atomic<std::size_t> next{0};
   std::exception_ptr fatal;
   Reporter rep{cb, {}, records};
-  auto worker = [&](int w) {
-    WorkerPipelines wp{opt, gpus.empty() ? -1 : gpus[w % gpus.size()]};
-    wp.jpeg_batch = use_nvjpeg ? opt.jpeg_batch : 0;
-    try {
-      for (;;) {
-        if (stop && stop->load()) break;
-        if (nvjpeg_ready(sh, wp, rep)) {
-          const auto [first, count] = claim_chunk(next, n, static_cast<std::size_t>(workers), wp.jpeg_batch);
-          if (count == 0) break;
-          process_chunk(sh, first, count, wp, stop, rep);
-          continue;
+  auto device_of = [&](int w) { return gpus.empty() ? -1 : gpus[static_cast<std::size_t>(w) % gpus.size()]; };
+
+  // nvJPEG per GPU in use: one decode service (its thread owns the decode state) and one
+  // library handle for the workers' encoders. A GPU where nvJPEG does not start decodes and
+  // encodes with OpenCV, and says so.
+  std::map<int, std::unique_ptr<JpegDecodeService>> services;
+  std::map<int, std::shared_ptr<io::NvjpegLibrary>> encode_libraries;
+  {
+    std::map<int, int> producers;
+    for (int w = 0; w < workers; ++w)
+      if (device_of(w) >= 0) ++producers[device_of(w)];
+    for (const auto& [device, count] : producers) {
+      if (!nvjpeg_decode && !nvjpeg_encode) break;
+      const std::string gpu = "GPU " + std::to_string(device) + ": ";
+      if (nvjpeg_decode) try {
+          WK_CUDA_CHECK(cudaSetDevice(device));
+          services[device] = std::make_unique<JpegDecodeService>(device, std::make_shared<io::NvjpegLibrary>(), opt.jpeg_batch,
+                                                                 count, [&rep](const std::string& m) { rep.notice(m); });
+        } catch (const std::exception& e) {
+          rep.notice(gpu + e.what() + "; JPEGs are decoded with OpenCV");
         }
+      if (nvjpeg_encode) try {
+          WK_CUDA_CHECK(cudaSetDevice(device));
+          encode_libraries[device] = std::make_shared<io::NvjpegLibrary>(false);
+        } catch (const std::exception& e) {
+          rep.notice(gpu + e.what() + "; JPEGs are encoded with OpenCV");
+        }
+    }
+  }
+
+  auto worker = [&](int w) {
+    WorkerPipelines wp{opt, device_of(w)};
+    JpegDecodeService* service = services.count(wp.device) ? services[wp.device].get() : nullptr;
+    if (encode_libraries.count(wp.device)) wp.encode_library = encode_libraries[wp.device];
+    // Every producer says when it has submitted its last file, also when it leaves with an
+    // exception: the service decodes what is left, then ends.
+    struct ProducerDone {
+      JpegDecodeService* service;
+      void operator()() {
+        if (service) std::exchange(service, nullptr)->producer_done();
+      }
+      ~ProducerDone() { (*this)(); }
+    } producer_done{service};
+    try {
+      if (service) {
+        try {
+          wp.pick();
+          wp.inspector.emplace(service->library());
+        } catch (const std::exception& e) {
+          rep.notice("GPU " + std::to_string(wp.device) + ": " + e.what() + "; this worker decodes JPEGs with OpenCV");
+        }
+      }
+      for (;;) {
+        // Decoded files first, one per file read: device memory stays low and the decoder fed.
+        if (service)
+          if (auto ready = service->take_ready()) finish_from_service(sh, std::move(ready), wp, *service, rep);
+        if (stop && stop->load()) break;
         const std::size_t i = next++;
         if (i >= n) break;
-        rep.finished(i, process_file(sh, i, wp, rep));
+        auto fw = std::make_unique<FileWork>();
+        fw->i = i;
+        bool to_service = false;
+        {
+          // One "file" range from the read to the write; a file handed to the decoder gets a
+          // second one when it is finished.
+          nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
+          to_service = begin_file(sh, *fw) && service && wp.inspector && wp.on_gpu() && for_nvjpeg(sh, *fw, wp);
+          if (!to_service && !fw->finished) decode_and_finish(sh, *fw, wp, rep);
+        }
+        while (to_service) {
+          const auto answer = service->submit(fw);
+          if (answer == JpegDecodeService::Submit::taken) break;
+          if (answer == JpegDecodeService::Submit::refused) {
+            nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
+            decode_and_finish(sh, *fw, wp, rep);
+            to_service = false;
+          } else if (auto ready = service->wait_ready_or_room()) {
+            finish_from_service(sh, std::move(ready), wp, *service, rep);
+          }
+        }
+        if (fw) rep.finished(i, std::move(fw->r));
       }
+      producer_done();
+      if (service)
+        while (auto ready = service->wait_ready_or_end()) finish_from_service(sh, std::move(ready), wp, *service, rep);
     } catch (...) {
       std::lock_guard<std::mutex> lock(rep.mutex);
       if (!fatal) fatal = std::current_exception();
@@ -558,6 +564,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   std::vector<std::thread> pool;
   for (int w = 0; w < workers; ++w) pool.emplace_back(worker, w);
   for (auto& t : pool) t.join();
+  services.clear();  // their threads have ended: every producer is done and the rest decoded
   cv::setNumThreads(saved_cv_threads);
   if (fatal) std::rethrow_exception(fatal);
 
@@ -580,7 +587,7 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   json files = json::array();
   for (const auto& r : result.records) {
     json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
-              {"height", r.height}, {"device", r.device}, {"decoder", r.decoder},
+              {"height", r.height}, {"device", r.device}, {"decoder", r.decoder}, {"encoder", r.encoder},
               {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
                       {"encode", r.ms.encode}, {"write", r.ms.write}}}};
     if (!r.error.empty()) f["error"] = r.error;

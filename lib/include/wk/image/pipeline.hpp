@@ -6,6 +6,7 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ struct SideOutput {
   std::vector<std::uint8_t> bytes;
 };
 
+// GPU pipelines: takes the final image where the operations left it, in device memory and in
+// the pipeline's stream order, instead of the download (the folder job's GPU JPEG encoder). The
+// pipeline synchronizes its stream after the sink returns.
+using DeviceSink = std::function<void(const DeviceImage& result, cudaStream_t stream)>;
+
 class Pipeline {
  public:
   // Throws wk::Error{usage} naming an unknown operation or a bad argument (a non-numeric weight,
@@ -59,7 +65,10 @@ class Pipeline {
   // `index` is the NVTX payload (the image's number in the job). Side outputs of this image
   // (histogram tables, plots) are appended to `side_outputs` when given. Throws wk::Error{usage}
   // for an image an operation cannot take (a kernel larger than the image).
-  cv::Mat run(const cv::Mat& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr);
+  // GPU pipelines with a `sink`: the result goes to the sink instead of being downloaded, and
+  // the returned Mat is empty. A CPU pipeline ignores `sink`.
+  cv::Mat run(const cv::Mat& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr,
+              const DeviceSink& sink = {});
 
   // GPU pipelines: the stream every GPU step of this pipeline runs on (created on first use, on
   // the current device). Work the caller queues on it before run_device (a GPU decode into the
@@ -70,7 +79,9 @@ class Pipeline {
   // written in stream() order (no h2d stage). The pipeline borrows `image`'s buffer as its first
   // ping-pong buffer and hands a buffer back in `image` (the same or a larger one, contents
   // unspecified), so a caller that decodes many images keeps reusing its allocations.
-  cv::Mat run_device(DeviceImage& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr);
+  // With a `sink`, as run().
+  cv::Mat run_device(DeviceImage& image, long index = -1, std::vector<SideOutput>* side_outputs = nullptr,
+                     const DeviceSink& sink = {});
 
   Backend backend() const;
   const std::vector<OpSpec>& ops() const;

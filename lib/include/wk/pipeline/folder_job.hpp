@@ -3,10 +3,12 @@
 // download) → encode + write, overlapped. A pool of worker threads (one per core by default)
 // each owns a Pipeline, i.e. its own CUDA stream, pinned staging buffers and device buffers, so
 // uploads, kernels and downloads of different images overlap on the GPU(s) while other workers
-// decode and encode on the CPU. With nvJPEG (GPU backend, JPEG inputs) a worker reads up to
-// jpeg_batch files, decodes their JPEGs on the GPU in one batched call straight into its device
-// buffers (no upload), then runs the operations, download, encode and write per file. Memory
-// stays bounded: one image, or one batch of at most jpeg_batch images, in flight per worker.
+// decode and encode on the CPU. With nvJPEG (GPU backend): workers read and check JPEG inputs
+// and hand them to their GPU's decoding thread, which decodes them in batches straight into
+// device buffers (no upload); workers take the decoded images back, run the operations and, for
+// JPEG outputs, encode on the GPU and download only the compressed bytes. Memory stays bounded
+// for any folder: one image per worker, plus per GPU at most 2 x jpeg_batch JPEGs waiting to be
+// decoded and 2 x jpeg_batch decoded ones (and a quarter of the GPU's free memory).
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -20,12 +22,19 @@
 
 namespace wk::pipeline {
 
-// Who decodes JPEG inputs on the GPU backend. auto: the decoder measured faster on the H100
-// machine, today OpenCV on the worker threads (134 img/s against 73 with nvJPEG batches on the
-// 16-core H100 machine, docs/benchmarks.md); nvjpeg: batched nvJPEG decode (a build without
-// nvJPEG is a usage error); opencv: OpenCV for every file (bit-identical to the CPU backend). The CPU backend always uses
-// OpenCV. nvJPEG's IDCT and colour conversion differ from libjpeg's by a few levels at most.
+// Who decodes JPEG inputs on the GPU backend. auto and nvjpeg: nvJPEG where the build has it
+// (one decoding thread per GPU, batches of jpeg_batch, the hardware JPEG decoder where the GPU
+// has one); auto falls back to OpenCV silently in builds without nvJPEG, nvjpeg makes that a
+// usage error; opencv: OpenCV on the worker threads for every file (bit-identical to the CPU
+// backend). nvJPEG's IDCT and colour conversion differ from libjpeg's by a few levels at most.
+// JPEGs nvJPEG would decode differently (progressive on the hardware decoder, CMYK,
+// EXIF-rotated, ...) and files it rejects go through OpenCV. The CPU backend always uses OpenCV.
 enum class JpegDecoder { auto_select, opencv, nvjpeg };
+
+// Who encodes JPEG outputs on the GPU backend: auto and nvjpeg: nvJPEG on the GPU where the build
+// has it (only the compressed bytes are downloaded), as decoder; opencv: OpenCV on the worker
+// threads (bit-identical to the CPU backend).
+enum class JpegEncoder { auto_select, opencv, nvjpeg };
 
 struct FolderJobOptions {
   std::string pipeline_text;
@@ -41,7 +50,8 @@ struct FolderJobOptions {
   int threads = 0;                      // workers; 0: one per core
   long long max_pixels = 1LL << 28;     // per image (268 Mpx); guards against decompression bombs
   JpegDecoder jpeg_decoder = JpegDecoder::auto_select;
-  int jpeg_batch = 32;                  // nvJPEG: JPEGs per batched decode call (per GPU worker)
+  JpegEncoder jpeg_encoder = JpegEncoder::auto_select;
+  int jpeg_batch = 64;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
 };
 
 enum class FileStatus { ok, failed, skipped };
@@ -63,6 +73,7 @@ struct FileRecord {
   StageMs ms;
   std::string device;  // "gpu0", "gpu1", "cpu"
   std::string decoder;  // "opencv", "nvjpeg-hw" (hardware JPEG decoder), "nvjpeg"; "" when not decoded
+  std::string encoder;  // "opencv", "nvjpeg"; "" when not encoded
 };
 
 struct JobTotals {

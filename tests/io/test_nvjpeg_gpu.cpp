@@ -1,7 +1,10 @@
-// nvJPEG decode in the folder job (io/nvjpeg_decoder + pipeline/folder_job): the GPU-decoded
-// pixels against OpenCV's decode of the same file, within rounding (nvJPEG's IDCT, colour
-// conversion and chroma upsampling are not libjpeg's, so equality is not expected); JPEGs that
-// nvJPEG must not decode go through OpenCV exactly; a bad file fails alone.
+// nvJPEG in the folder job (io/nvjpeg_decoder, io/nvjpeg_encoder, pipeline/jpeg_decode_service,
+// pipeline/folder_job). Decode: the GPU-decoded pixels against OpenCV's decode of the same file,
+// within rounding (nvJPEG's IDCT, colour conversion and chroma upsampling are not libjpeg's, so
+// equality is not expected); JPEGs that nvJPEG must not decode go through OpenCV exactly; a bad
+// file fails alone; many files through the decode service with every record in order, also when
+// interrupted. Encode: GPU-encoded JPEG outputs decode to the job's exact result about as
+// closely as OpenCV's own JPEGs at the same quality, at a similar size.
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -85,17 +88,22 @@ Diff compare(const cv::Mat& a, const cv::Mat& b) {
   return r;
 }
 
-pipeline::JobResult run_job(const fs::path& in, const fs::path& out, const std::string& ops, pipeline::JpegDecoder decoder,
-                            std::vector<std::string>* notices = nullptr) {
+pipeline::FolderJobOptions job_options(const fs::path& in, const fs::path& out, const std::string& ops) {
   pipeline::FolderJobOptions opt;
   opt.pipeline_text = ops;
   opt.backend = Backend::gpu;
   opt.inputs = {in.string()};
   opt.outdir = out;
   opt.format = "png";  // lossless: the file holds exactly what the pipeline returned
-  opt.jpeg_decoder = decoder;
-  opt.jpeg_batch = 3;  // several batches per worker, a partial one, gray and colour ones
+  opt.jpeg_batch = 3;  // several batches, a partial one, gray and colour ones
   opt.threads = 2;
+  return opt;
+}
+
+pipeline::JobResult run_job(const fs::path& in, const fs::path& out, const std::string& ops, pipeline::JpegDecoder decoder,
+                            std::vector<std::string>* notices = nullptr) {
+  pipeline::FolderJobOptions opt = job_options(in, out, ops);
+  opt.jpeg_decoder = decoder;
   pipeline::JobCallbacks cb;
   if (notices) cb.on_notice = [notices](const std::string& m) { notices->push_back(m); };
   return pipeline::run_folder_job(opt, nullptr, cb);
@@ -124,8 +132,8 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
   add_exif_rotate_90(files["g_exif_rotated.jpg"]);
   const std::string junk = "\xFF\xD8\xFFthis is no JPEG body at all\xFF\xD9";
   files["h_corrupt_header.jpg"] = std::vector<std::uint8_t>(junk.begin(), junk.end());
-  // Sorted after c_333x217 and before d_17x9: with 10 files, 2 workers and --jpeg-batch 3 the
-  // chunks are [a b c_3] [c_c d e] [f g] [h] [j], so d shares the colour batch with it.
+  // Sorted after c_333x217 and before d_17x9: it likely shares a colour batch of 3 with good
+  // files, which must then come out right through OpenCV.
   files["c_corrupt_scan.jpg"] = encode_jpeg(photo_like(640, 480, 3, 10), {});
   corrupt_scan(files["c_corrupt_scan.jpg"]);
   std::vector<std::uint8_t> png;
@@ -205,5 +213,132 @@ TEST_CASE("nvJPEG decode feeds the GPU operations: gray,gauss:5 close to the Ope
     const Diff d = compare(a, b);
     WARN(name << ": mean |diff| " << d.mean << ", max " << d.max);
     CHECK(d.mean < 1.0);  // the blur averages the decoders' rounding differences away
+  }
+}
+
+TEST_CASE("nvJPEG decode service: many files over 4 workers, every record in input order, also when interrupted",
+          "[gpu][nvjpeg][pipeline]") {
+  if (!pipeline::nvjpeg_in_build()) {
+    WARN("SKIPPED: this build has no nvJPEG");
+    return;
+  }
+  test::TempDir dir;
+  fs::create_directories(dir / "in");
+  std::vector<std::string> names;
+  for (int k = 0; k < 48; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof name, "f%02d.jpg", k);
+    auto bytes = encode_jpeg(photo_like(40 + 13 * k, 30 + 7 * k, k % 5 == 2 ? 1 : 3, 100 + k), {cv::IMWRITE_JPEG_QUALITY, 85});
+    if (k == 17) corrupt_scan(bytes);
+    if (k == 31) bytes.resize(bytes.size() / 2);  // truncated: OpenCV's path names it
+    write_file(dir / "in" / name, bytes);
+    names.push_back(name);
+  }
+  pipeline::FolderJobOptions opt = job_options(dir / "in", dir / "out", "gray,hist");
+  opt.jpeg_decoder = pipeline::JpegDecoder::nvjpeg;
+  opt.threads = 4;
+  const pipeline::JobResult all = pipeline::run_folder_job(opt);
+  REQUIRE(all.records.size() == names.size());
+  std::size_t nvjpeg_files = 0;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const pipeline::FileRecord& r = all.records[k];
+    INFO(r.path << ": " << pipeline::to_string(r.status) << " " << r.error);
+    CHECK(fs::path(r.path).filename() == names[k]);
+    if (k == 31) {
+      CHECK(r.status == pipeline::FileStatus::failed);
+      continue;
+    }
+    if (k == 17) continue;  // ok or failed, as its decoder sees it
+    CHECK(r.status == pipeline::FileStatus::ok);
+    CHECK(fs::exists(dir / "out" / fs::path(names[k]).replace_extension(".png")));
+    nvjpeg_files += r.decoder.rfind("nvjpeg", 0) == 0;
+  }
+  CHECK(nvjpeg_files >= names.size() - 8);  // a failed batch sends at most 3 good files to OpenCV
+
+  // Interrupted after 10 finished files: the files already handed to the decoder finish, no
+  // new one starts, no partial or temporary file stays behind.
+  std::atomic<bool> stop{false};
+  std::atomic<int> finished{0};
+  pipeline::JobCallbacks cb;
+  cb.on_file = [&](const pipeline::FileRecord&) {
+    if (++finished == 10) stop = true;
+  };
+  opt.outdir = dir / "out2";
+  const pipeline::JobResult part = pipeline::run_folder_job(opt, &stop, cb);
+  CHECK(part.totals.interrupted);
+  CHECK(part.records.size() + part.totals.not_started == names.size());
+  CHECK(part.records.size() >= 10);
+  CHECK(part.records.size() < names.size());
+  std::size_t outputs = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "out2")) {
+    CHECK(e.path().filename().string()[0] != '.');
+    outputs += e.path().extension() == ".png";
+  }
+  std::size_t ok = 0;
+  for (const auto& r : part.records) ok += r.status == pipeline::FileStatus::ok;
+  CHECK(outputs == ok);
+}
+
+TEST_CASE("nvJPEG encode in the folder job: JPEG outputs as close to the result as OpenCV's, at a similar size",
+          "[gpu][nvjpeg][pipeline]") {
+  if (!pipeline::nvjpeg_in_build()) {
+    WARN("SKIPPED: this build has no nvJPEG");
+    return;
+  }
+  test::TempDir dir;
+  fs::create_directories(dir / "in");
+  struct Input {
+    std::string name;
+    int width, height, channels;
+  };
+  const std::vector<Input> inputs{{"a_1920x1080.png", 1920, 1080, 3}, {"b_gray_1281x721.png", 1281, 721, 1},
+                                  {"c_333x217.png", 333, 217, 3},     {"d_17x9.png", 17, 9, 3},
+                                  {"e_gray_1x1.png", 1, 1, 1},        {"f_129x4097.png", 129, 4097, 3}};
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    std::vector<std::uint8_t> png;
+    REQUIRE(cv::imencode(".png", photo_like(inputs[k].width, inputs[k].height, inputs[k].channels, 40 + unsigned(k)), png));
+    write_file(dir / "in" / inputs[k].name, png);
+  }
+  // The exact result (PNG), then JPEG q90 from each encoder; "gauss:3" so the GPU works on it.
+  auto run = [&](const std::string& out, const std::string& format, pipeline::JpegEncoder encoder) {
+    pipeline::FolderJobOptions opt = job_options(dir / "in", dir / out, "gauss:3");
+    opt.format = format;
+    opt.encode.jpeg_quality = 90;
+    opt.jpeg_encoder = encoder;
+    const auto res = pipeline::run_folder_job(opt);
+    REQUIRE(res.totals.ok == inputs.size());
+    return res;
+  };
+  run("exact", "png", pipeline::JpegEncoder::opencv);
+  const auto cv_res = run("cv", "jpg", pipeline::JpegEncoder::opencv);
+  const auto nv_res = run("nv", "jpg", pipeline::JpegEncoder::nvjpeg);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Input& in = inputs[k];
+    const std::string jpg = fs::path(in.name).replace_extension(".jpg").string();
+    INFO(in.name << ": encoder " << nv_res.records[k].encoder << ", error '" << nv_res.records[k].error << "'");
+    CHECK(cv_res.records[k].encoder == "opencv");
+    // nvJPEG may refuse a degenerate image (then OpenCV encodes it); every ordinary one is its.
+    if (in.width >= 16 && in.height >= 8) CHECK(nv_res.records[k].encoder == "nvjpeg");
+    const cv::Mat exact = cv::imread((dir / "exact" / fs::path(in.name)).string(), cv::IMREAD_UNCHANGED);
+    const auto nv_bytes = test::read_bytes(dir / "nv" / jpg);
+    const auto cv_bytes = test::read_bytes(dir / "cv" / jpg);
+    REQUIRE(nv_bytes.size() > 4);
+    CHECK(std::uint8_t(nv_bytes[0]) == 0xFF);
+    CHECK(std::uint8_t(nv_bytes[1]) == 0xD8);
+    CHECK(nv_bytes.find("\xFF\xC0") != std::string::npos);  // baseline DCT frame, as OpenCV writes
+    const cv::Mat nv = cv::imread((dir / "nv" / jpg).string(), cv::IMREAD_UNCHANGED);
+    const cv::Mat cv_img = cv::imread((dir / "cv" / jpg).string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(nv.size() == exact.size());
+    REQUIRE(nv.channels() == exact.channels());  // gray stays one component
+    const Diff dn = compare(nv, exact), dc = compare(cv_img, exact);
+    const double size_ratio = double(nv_bytes.size()) / double(cv_bytes.size());
+    WARN(in.name << ": mean |diff| nvJPEG " << dn.mean << " vs OpenCV " << dc.mean << ", max " << dn.max << " vs " << dc.max
+                 << "; bytes " << nv_bytes.size() << " vs " << cv_bytes.size());
+    CHECK(dn.mean <= dc.mean + 0.5);
+    CHECK(dn.mean < 2.5);
+    if (in.width * in.height >= 10000) {
+      CHECK(size_ratio > 0.6);
+      CHECK(size_ratio < 1.6);
+    }
   }
 }

@@ -1,0 +1,210 @@
+#include "pipeline/jpeg_decode_service.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "wk/core/cuda_check.hpp"
+#include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
+
+namespace wk::pipeline {
+
+namespace {
+constexpr std::size_t kPendingBytes = std::size_t(1) << 30;  // JPEG bytes waiting for the decoder
+
+std::size_t pixel_bytes(const FileWork& fw) {
+  return std::size_t(fw.jpeg.width) * std::size_t(fw.jpeg.height) * std::size_t(fw.jpeg.channels);
+}
+}  // namespace
+
+JpegDecodeService::JpegDecodeService(int device, std::shared_ptr<io::NvjpegLibrary> library, int batch, int producers,
+                                     Notice notice)
+    : device_(device), library_(std::move(library)), notice_(std::move(notice)), batch_(std::max(1, batch)),
+      producers_(producers) {
+  thread_ = std::thread([this] { run(); });
+}
+
+JpegDecodeService::~JpegDecodeService() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool JpegDecodeService::room() const {
+  if (batch_ == 0 || ended_) return false;
+  return pending_.empty() || (pending_.size() < 2 * std::size_t(batch_) && pending_bytes_ < kPendingBytes);
+}
+
+JpegDecodeService::Submit JpegDecodeService::submit(std::unique_ptr<FileWork>& fw) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (batch_ == 0 || ended_) return Submit::refused;
+  if (!room()) return Submit::full;
+  pending_bytes_ += fw->bytes.size();
+  pending_.push_back(std::move(fw));
+  changed_.notify_all();
+  return Submit::taken;
+}
+
+std::unique_ptr<FileWork> JpegDecodeService::take_ready() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ready_.empty()) return nullptr;
+  auto fw = std::move(ready_.front());
+  ready_.pop_front();
+  return fw;
+}
+
+std::unique_ptr<FileWork> JpegDecodeService::wait_ready_or_room() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return !ready_.empty() || room() || batch_ == 0 || ended_; });
+  if (ready_.empty()) return nullptr;
+  auto fw = std::move(ready_.front());
+  ready_.pop_front();
+  return fw;
+}
+
+std::unique_ptr<FileWork> JpegDecodeService::wait_ready_or_end() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return !ready_.empty() || ended_; });
+  if (ready_.empty()) return nullptr;
+  auto fw = std::move(ready_.front());
+  ready_.pop_front();
+  return fw;
+}
+
+void JpegDecodeService::recycle(DeviceImage&& buffer, std::size_t device_bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --outstanding_;
+  outstanding_bytes_ -= device_bytes;
+  if (free_.size() < 2 * std::size_t(std::max(batch_, 1))) free_.push_back(std::move(buffer));
+  changed_.notify_all();
+}
+
+void JpegDecodeService::producer_done() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --producers_;
+  changed_.notify_all();
+}
+
+void JpegDecodeService::run() {
+  std::optional<Stream> stream;
+  std::optional<io::NvjpegDecoder> decoder;
+  try {
+    WK_CUDA_CHECK(cudaSetDevice(device_));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    WK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    stream.emplace();
+    decoder.emplace(library_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    device_budget_ = free_bytes / 4;
+  } catch (const std::exception& e) {
+    if (notice_) notice_("GPU " + std::to_string(device_) + ": nvJPEG decoding could not start (" + e.what() +
+                         "); JPEGs are decoded with OpenCV");
+    std::lock_guard<std::mutex> lock(mutex_);
+    batch_ = 0;
+    changed_.notify_all();
+  }
+  // Under mutex_: the decoded files not yet recycled leave room on the device for `fw`.
+  auto fits = [&](const FileWork& fw) {
+    return outstanding_ == 0 ||
+           (outstanding_ < 2 * batch_ && outstanding_bytes_ + pixel_bytes(fw) <= device_budget_);
+  };
+  for (;;) {
+    std::vector<std::unique_ptr<FileWork>> batch;
+    bool refusing = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] {
+        if (pending_.empty()) return producers_ == 0;
+        if (batch_ == 0) return true;
+        // A full batch, the last files, or producers waiting for room (many large JPEGs).
+        const bool go = pending_.size() >= std::size_t(batch_) || producers_ == 0 || !room();
+        return go && fits(*pending_.front());
+      });
+      if (pending_.empty()) {
+        ended_ = true;
+        changed_.notify_all();
+        return;
+      }
+      refusing = batch_ == 0;
+      while (!pending_.empty() && (refusing || (batch.size() < std::size_t(batch_) && fits(*pending_.front())))) {
+        std::unique_ptr<FileWork>& fw = pending_.front();
+        pending_bytes_ -= fw->bytes.size();
+        if (!refusing) {
+          fw->device_bytes = pixel_bytes(*fw);
+          ++outstanding_;
+          outstanding_bytes_ += fw->device_bytes;
+          if (!free_.empty()) {
+            fw->image = std::move(free_.back());
+            free_.pop_back();
+          }
+        }
+        batch.push_back(std::move(fw));
+        pending_.pop_front();
+      }
+      changed_.notify_all();  // room for the producers
+    }
+    if (!refusing) decode(batch, *decoder, *stream);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& fw : batch) {
+      if (!fw->decoded && fw->device_bytes) {  // its batch failed: no device buffer held
+        --outstanding_;
+        outstanding_bytes_ -= fw->device_bytes;
+        fw->device_bytes = 0;
+        if (free_.size() < 2 * std::size_t(std::max(batch_, 1))) free_.push_back(std::move(fw->image));
+      }
+      ready_.push_back(std::move(fw));
+    }
+    changed_.notify_all();
+  }
+}
+
+// One nvjpegDecodeBatched call per output format (nvJPEG fixes it per batch). The files of a
+// failed call stay undecoded and go through OpenCV one by one, so a bad file fails alone, with
+// OpenCV's verdict.
+void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder,
+                               cudaStream_t stream) {
+  for (const int channels : {3, 1}) {
+    std::vector<FileWork*> files;
+    std::vector<std::span<const std::uint8_t>> jpegs;
+    std::vector<io::NvjpegImageInfo> infos;
+    std::vector<DeviceImage*> outputs;
+    for (auto& fw : batch) {
+      if (fw->jpeg.channels != channels) continue;
+      files.push_back(fw.get());
+      jpegs.push_back(fw->bytes);
+      infos.push_back(fw->jpeg);
+      outputs.push_back(&fw->image);
+    }
+    if (files.empty()) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      nvtx::Range range("nvjpeg decode", nvtx::Color::codec, static_cast<long>(files.front()->i));
+      decoder.decode_batch(jpegs, infos, outputs, stream);
+      // One call decodes the batch: each file is charged an equal share of it.
+      const double each_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / double(files.size());
+      for (FileWork* fw : files) {
+        fw->decoded = true;
+        fw->r.ms.decode = each_ms;
+        fw->r.decoder = library_->name();
+        fw->r.width = fw->jpeg.width;
+        fw->r.height = fw->jpeg.height;
+      }
+    } catch (const std::exception& e) {
+      std::string msg = "GPU " + std::to_string(device_) + ": nvJPEG failed on a batch of " + std::to_string(files.size()) +
+                        " JPEGs from " + files.front()->r.path + " (" + e.what() + "); they are decoded with OpenCV";
+      const auto* err = dynamic_cast<const Error*>(&e);
+      if (err && err->category() == ErrorCategory::cuda) {
+        // Out of device memory, or a failing GPU: smaller batches from now on; below one file
+        // the service refuses, and the workers decode with OpenCV.
+        std::lock_guard<std::mutex> lock(mutex_);
+        batch_ /= 2;
+        msg += batch_ ? "; batches of at most " + std::to_string(batch_) + " from now on" : "; nvJPEG is not used from now on";
+      }
+      if (notice_) notice_(msg);
+    }
+  }
+}
+
+}  // namespace wk::pipeline
