@@ -36,7 +36,12 @@ ms = {k: sum(f["ms"][k] for f in ok) / n for k in ("read", "decode", "process", 
 dec = collections.Counter(f.get("decoder", "") for f in ok)
 enc = collections.Counter(f.get("encoder", "") for f in ok)
 t = r["totals"]
-print(f"{t['images_per_second']:.1f}", " ".join(f"{k} {v:.1f}" for k, v in ms.items()),
+# Steady state: the files after the first tenth, over the time they took (start-up excluded).
+done = sorted(f["finished_s"] for f in ok)
+k = len(done) // 10
+steady = (len(done) - 1 - k) / (done[-1] - done[k]) if len(done) > 20 and done[-1] > done[k] else 0
+print(f"{t['images_per_second']:.1f}", f"(steady {steady:.1f} img/s, first file done at {done[0]:.2f} s)",
+      " ".join(f"{k} {v:.1f}" for k, v in ms.items()),
       "decoders", dict(dec), "encoders", dict(enc), f"failed {t['failed']}")
 PY
 }
@@ -48,7 +53,7 @@ for fmt in jpg png; do
   echo "$line"
   base=$(echo "$line" | rate)
   variants=("--device gpu" "--device gpu --jpeg-decoder opencv")
-  [ $fmt = jpg ] && variants+=("--device gpu --jpeg-decoder opencv --jpeg-encoder opencv")
+  [ $fmt = jpg ] && variants+=("--device gpu --jpeg-decoder opencv --jpeg-encoder opencv" "--device gpu --jpeg-batch 64")
   [[ " ${WK_DEVICES:-gpu cpu} " == *" cpu "* ]] && variants+=("--device cpu")
   [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && variants=("--device cpu")
   for v in "${variants[@]}"; do

@@ -67,7 +67,7 @@ GPU JPEG decode and encode (nvJPEG; this build: %NVJPEG%):
 
 Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|skipped,
   "error", "width", "height", "device", "decoder": opencv|nvjpeg-hw|nvjpeg, "encoder":
-  opencv|nvjpeg, "ms": {"read",
+  opencv|nvjpeg, "finished_s" (seconds from the start), "ms": {"read",
   "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}}, written
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
   their batch's decode time. --resume FILE skips the inputs that FILE lists as done and writes the new
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       ->default_val("auto")
       ->check(CLI::IsMember({"auto", "nvjpeg", "opencv"}));
   app.add_option("--jpeg-batch", job.jpeg_batch, "nvJPEG: the most JPEGs per batched GPU decode (per GPU)")
-      ->default_val(64)
+      ->default_val(32)
       ->check(CLI::Range(1, 4096));
   app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
       ->default_val("reflect101");

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -81,17 +82,17 @@ std::optional<std::pair<int, int>> probe_pnm(std::span<const std::uint8_t> b) {
 }
 
 // One worker's pipelines: the GPU one on its device, and a CPU one made when first needed
-// (--device cpu, or after a GPU failure). A GPU worker also owns, when used, its nvJPEG header
-// inspector (for its device's JpegDecodeService) and its nvJPEG encoder (JPEG outputs).
+// (--device cpu, or after a GPU failure). A GPU worker also owns, when used, its nvJPEG encoder
+// (JPEG outputs).
 struct WorkerPipelines {
   WorkerPipelines(const FolderJobOptions& o, int d) : opt(o), device(d) {}
   const FolderJobOptions& opt;
   int device;  // -1: CPU
   std::optional<image::Pipeline> gpu, cpu;
   bool gpu_failed = false;
-  JpegDecodeService* decode_service = nullptr;  // this device's, when nvJPEG decodes
-  std::optional<io::NvjpegDecoder> inspector;
-  std::shared_ptr<io::NvjpegLibrary> encode_library;  // this device's, when nvJPEG encodes
+  // This device's encoder library handle when nvJPEG encodes (made in the background at the
+  // start of the job; null when it failed).
+  std::shared_future<std::shared_ptr<io::NvjpegLibrary>> encode_library;
   std::optional<io::NvjpegEncoder> encoder;
   bool encoder_tried = false;
 
@@ -109,7 +110,6 @@ struct WorkerPipelines {
   void lose_gpu() {
     gpu_failed = true;
     encoder.reset();
-    inspector.reset();
     gpu.reset();
   }
 };
@@ -134,7 +134,9 @@ struct Reporter {
     std::lock_guard<std::mutex> lock(mutex);
     cb.on_notice(msg);
   }
+  Clock::time_point start;
   void finished(std::size_t i, FileRecord&& r) {
+    r.finished_s = std::chrono::duration<double>(Clock::now() - start).count();
     std::lock_guard<std::mutex> lock(mutex);
     records[i] = std::move(r);
     if (cb.on_file) cb.on_file(*records[i]);
@@ -234,11 +236,12 @@ bool jpeg_path(const fs::path& p) {
 // The worker's GPU JPEG encoder for `out`, made on first use; null when this file is encoded on
 // the CPU (not a JPEG output, the CPU path, nvJPEG encoding off or failed to start).
 io::NvjpegEncoder* gpu_jpeg_encoder(WorkerPipelines& wp, const fs::path& out, const FolderJobOptions& opt, Reporter& rep) {
-  if (!wp.on_gpu() || !wp.encode_library || !jpeg_path(out)) return nullptr;
+  if (!wp.on_gpu() || !wp.encode_library.valid() || !jpeg_path(out)) return nullptr;
   if (!wp.encoder && !wp.encoder_tried) {
     wp.encoder_tried = true;
     try {
-      wp.encoder.emplace(wp.encode_library, opt.encode.jpeg_quality, wp.pick().stream());
+      if (auto library = wp.encode_library.get())
+        wp.encoder.emplace(std::move(library), opt.encode.jpeg_quality, wp.pick().stream());
     } catch (const std::exception& e) {
       rep.notice("GPU " + std::to_string(wp.device) + ": " + e.what() + "; this worker encodes JPEGs with OpenCV");
     }
@@ -368,24 +371,23 @@ void finish_from_service(Shared& sh, std::unique_ptr<FileWork> fw, WorkerPipelin
   rep.finished(fw->i, std::move(fw->r));
 }
 
-// Whether nvJPEG should decode this read file: a complete JPEG that nvJPEG decodes as OpenCV
-// would (io::nvjpeg_unsuitable_reason, NvjpegDecoder::inspect), within the pixel limit. False
-// leaves the file to OpenCV, or, over the pixel limit, marks it failed.
-bool for_nvjpeg(const Shared& sh, FileWork& fw, WorkerPipelines& wp) {
+// Whether to hand this read file to the nvJPEG decode service: a complete JPEG whose header says
+// nvJPEG decodes it as OpenCV would (io::nvjpeg_unsuitable_reason; the service then asks nvJPEG
+// itself), within the pixel limit. False leaves the file to OpenCV, or, over the pixel limit,
+// marks it failed.
+bool for_nvjpeg(const Shared& sh, FileWork& fw) {
   // A truncated JPEG goes to OpenCV's path too, which names it.
   if (!is_jpeg(fw.bytes) || !io::jpeg_complete(fw.bytes)) return false;
   const auto header = io::parse_jpeg_header(fw.bytes);
-  if (!header || !io::nvjpeg_unsuitable_reason(*header).empty()) return false;
-  io::NvjpegImageInfo info;
-  if (!wp.inspector->inspect(fw.bytes, info).empty()) return false;
+  if (!header || !io::nvjpeg_unsuitable_reason(*header).empty() || header->width <= 0 || header->height <= 0) return false;
   try {
-    check_pixel_limit(sh.opt.max_pixels, info.width, info.height);
+    check_pixel_limit(sh.opt.max_pixels, header->width, header->height);
   } catch (const std::exception& e) {
     record_failure(fw.r, e);
     fw.finished = true;
     return false;
   }
-  fw.jpeg = info;
+  fw.jpeg = io::NvjpegImageInfo{header->width, header->height, header->components == 1 ? 1 : 3};
   return true;
 }
 
@@ -470,41 +472,39 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   std::vector<std::optional<FileRecord>> records(n);
   std::atomic<std::size_t> next{0};
   std::exception_ptr fatal;
-  Reporter rep{cb, {}, records};
+  Reporter rep{cb, {}, records, t0};
   auto device_of = [&](int w) { return gpus.empty() ? -1 : gpus[static_cast<std::size_t>(w) % gpus.size()]; };
 
-  // nvJPEG per GPU in use: one decode service (its thread owns the decode state) and one
-  // library handle for the workers' encoders. A GPU where nvJPEG does not start decodes and
-  // encodes with OpenCV, and says so.
+  // nvJPEG per GPU in use: one decode service (its thread owns the decoder) and one library
+  // handle for the workers' encoders, made in the background while the workers read the first
+  // files. A GPU where nvJPEG does not start decodes or encodes with OpenCV, and says so.
   std::map<int, std::unique_ptr<JpegDecodeService>> services;
-  std::map<int, std::shared_ptr<io::NvjpegLibrary>> encode_libraries;
+  std::map<int, std::shared_future<std::shared_ptr<io::NvjpegLibrary>>> encode_libraries;
   {
     std::map<int, int> producers;
     for (int w = 0; w < workers; ++w)
       if (device_of(w) >= 0) ++producers[device_of(w)];
     for (const auto& [device, count] : producers) {
-      if (!nvjpeg_decode && !nvjpeg_encode) break;
-      const std::string gpu = "GPU " + std::to_string(device) + ": ";
-      if (nvjpeg_decode) try {
-          WK_CUDA_CHECK(cudaSetDevice(device));
-          services[device] = std::make_unique<JpegDecodeService>(device, std::make_shared<io::NvjpegLibrary>(), opt.jpeg_batch,
-                                                                 count, [&rep](const std::string& m) { rep.notice(m); });
-        } catch (const std::exception& e) {
-          rep.notice(gpu + e.what() + "; JPEGs are decoded with OpenCV");
-        }
-      if (nvjpeg_encode) try {
-          WK_CUDA_CHECK(cudaSetDevice(device));
-          encode_libraries[device] = std::make_shared<io::NvjpegLibrary>(false);
-        } catch (const std::exception& e) {
-          rep.notice(gpu + e.what() + "; JPEGs are encoded with OpenCV");
-        }
+      if (nvjpeg_decode)
+        services[device] = std::make_unique<JpegDecodeService>(device, opt.jpeg_batch, count,
+                                                               [&rep](const std::string& m) { rep.notice(m); });
+      if (nvjpeg_encode)
+        encode_libraries[device] = std::async(std::launch::async, [&rep, device = device]() -> std::shared_ptr<io::NvjpegLibrary> {
+          try {
+            WK_CUDA_CHECK(cudaSetDevice(device));
+            return std::make_shared<io::NvjpegLibrary>(false);
+          } catch (const std::exception& e) {
+            rep.notice("GPU " + std::to_string(device) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
+            return nullptr;
+          }
+        }).share();
     }
   }
 
   auto worker = [&](int w) {
     WorkerPipelines wp{opt, device_of(w)};
-    JpegDecodeService* service = services.count(wp.device) ? services[wp.device].get() : nullptr;
-    if (encode_libraries.count(wp.device)) wp.encode_library = encode_libraries[wp.device];
+    JpegDecodeService* service = services.count(wp.device) ? services.at(wp.device).get() : nullptr;
+    if (encode_libraries.count(wp.device)) wp.encode_library = encode_libraries.at(wp.device);
     // Every producer says when it has submitted its last file, also when it leaves with an
     // exception: the service decodes what is left, then ends.
     struct ProducerDone {
@@ -515,14 +515,6 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
       ~ProducerDone() { (*this)(); }
     } producer_done{service};
     try {
-      if (service) {
-        try {
-          wp.pick();
-          wp.inspector.emplace(service->library());
-        } catch (const std::exception& e) {
-          rep.notice("GPU " + std::to_string(wp.device) + ": " + e.what() + "; this worker decodes JPEGs with OpenCV");
-        }
-      }
       for (;;) {
         // Decoded files first, one per file read: device memory stays low and the decoder fed.
         if (service)
@@ -537,7 +529,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
           // One "file" range from the read to the write; a file handed to the decoder gets a
           // second one when it is finished.
           nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
-          to_service = begin_file(sh, *fw) && service && wp.inspector && wp.on_gpu() && for_nvjpeg(sh, *fw, wp);
+          to_service = begin_file(sh, *fw) && service && wp.on_gpu() && for_nvjpeg(sh, *fw);
           if (!to_service && !fw->finished) decode_and_finish(sh, *fw, wp, rep);
         }
         while (to_service) {
@@ -588,6 +580,7 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   for (const auto& r : result.records) {
     json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
               {"height", r.height}, {"device", r.device}, {"decoder", r.decoder}, {"encoder", r.encoder},
+              {"finished_s", r.finished_s},
               {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
                       {"encode", r.ms.encode}, {"write", r.ms.write}}}};
     if (!r.error.empty()) f["error"] = r.error;

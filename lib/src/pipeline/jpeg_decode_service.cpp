@@ -20,10 +20,8 @@ std::size_t pixel_bytes(const FileWork& fw) {
 }
 }  // namespace
 
-JpegDecodeService::JpegDecodeService(int device, std::shared_ptr<io::NvjpegLibrary> library, int batch, int producers,
-                                     Notice notice)
-    : device_(device), library_(std::move(library)), notice_(std::move(notice)), batch_(std::max(1, batch)),
-      producers_(producers) {
+JpegDecodeService::JpegDecodeService(int device, int batch, int producers, Notice notice)
+    : device_(device), notice_(std::move(notice)), batch_(std::max(1, batch)), producers_(producers) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -94,7 +92,7 @@ void JpegDecodeService::run() {
     std::size_t free_bytes = 0, total_bytes = 0;
     WK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     stream.emplace();
-    decoder.emplace(library_);
+    decoder.emplace(std::make_shared<io::NvjpegLibrary>());
     std::lock_guard<std::mutex> lock(mutex_);
     device_budget_ = free_bytes / 4;
   } catch (const std::exception& e) {
@@ -164,6 +162,15 @@ void JpegDecodeService::run() {
 // OpenCV's verdict.
 void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder,
                                cudaStream_t stream) {
+  // nvJPEG's own look at each file (size, components, what the hardware decoder takes); a file
+  // it turns down goes through OpenCV.
+  for (auto& fw : batch) {
+    io::NvjpegImageInfo info;
+    if (decoder.inspect(fw->bytes, info).empty() && info.width == fw->jpeg.width && info.height == fw->jpeg.height)
+      fw->jpeg = info;
+    else
+      fw->jpeg.channels = 0;
+  }
   for (const int channels : {3, 1}) {
     std::vector<FileWork*> files;
     std::vector<std::span<const std::uint8_t>> jpegs;
@@ -187,7 +194,7 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
       for (FileWork* fw : files) {
         fw->decoded = true;
         fw->r.ms.decode = each_ms;
-        fw->r.decoder = library_->name();
+        fw->r.decoder = decoder.library().name();
         fw->r.width = fw->jpeg.width;
         fw->r.height = fw->jpeg.height;
       }

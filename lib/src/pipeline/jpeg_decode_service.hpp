@@ -1,9 +1,11 @@
 #pragma once
 // One GPU's nvJPEG decoding for the folder job (--jpeg-decoder nvjpeg). The workers of that GPU
-// read and inspect JPEGs and submit them; one thread owns the nvJPEG decode state and decodes
-// what has been submitted in batches (one nvjpegDecodeBatched call per output format) into
-// device buffers it recycles; the workers take decoded files back and finish them (operations,
-// encode, write). One decoding thread per GPU, not one batch per worker: 16 workers calling
+// read JPEGs, check their headers and submit them; one thread owns the nvJPEG library handle and
+// decode state, has nvJPEG inspect what has been submitted and decodes it in batches (one
+// nvjpegDecodeBatched call per output format) into device buffers it recycles; the workers take
+// decoded files back and finish them (operations, encode, write). The thread creates the handle
+// itself (the hardware decoder's takes ~0.3 s to start on the H100), while the workers read the
+// first files. One decoding thread per GPU, not one batch per worker: 16 workers calling
 // nvjpegDecodeBatched on one handle contend for the hardware decoder and ran at a fraction of
 // one caller's rate (docs/benchmarks.md).
 //
@@ -30,13 +32,14 @@ class JpegDecodeService {
 
   // Starts the decoding thread on `device`. `producers`: how many workers will submit (each
   // calls producer_done() once). `batch`: the most JPEGs per decode call.
-  JpegDecodeService(int device, std::shared_ptr<io::NvjpegLibrary> library, int batch, int producers, Notice notice);
+  JpegDecodeService(int device, int batch, int producers, Notice notice);
   ~JpegDecodeService();  // waits for the thread (after every producer_done)
   JpegDecodeService(const JpegDecodeService&) = delete;
   JpegDecodeService& operator=(const JpegDecodeService&) = delete;
 
   enum class Submit { taken, full, refused };
-  // Hands over a read and inspected JPEG (fw->jpeg set). taken: `fw` is the service's now;
+  // Hands over a read JPEG whose header the caller checked (fw->jpeg: size and channels from
+  // it, for the memory accounting). taken: `fw` is the service's now;
   // full: too much is waiting, finish a decoded file (take_ready / wait_ready_or_room) and try
   // again; refused: the service no longer decodes (nvJPEG failed for good): decode it with
   // OpenCV. `fw` stays the caller's unless taken.
@@ -59,7 +62,6 @@ class JpegDecodeService {
   void producer_done();
 
   int device() const { return device_; }
-  const std::shared_ptr<io::NvjpegLibrary>& library() const { return library_; }
 
  private:
   void run();
@@ -67,7 +69,6 @@ class JpegDecodeService {
   void decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder, cudaStream_t stream);
 
   const int device_;
-  std::shared_ptr<io::NvjpegLibrary> library_;
   Notice notice_;
   std::mutex mutex_;
   std::condition_variable changed_;

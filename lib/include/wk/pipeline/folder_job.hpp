@@ -51,7 +51,7 @@ struct FolderJobOptions {
   long long max_pixels = 1LL << 28;     // per image (268 Mpx); guards against decompression bombs
   JpegDecoder jpeg_decoder = JpegDecoder::auto_select;
   JpegEncoder jpeg_encoder = JpegEncoder::auto_select;
-  int jpeg_batch = 64;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
+  int jpeg_batch = 32;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
 };
 
 enum class FileStatus { ok, failed, skipped };
@@ -74,6 +74,7 @@ struct FileRecord {
   std::string device;  // "gpu0", "gpu1", "cpu"
   std::string decoder;  // "opencv", "nvjpeg-hw" (hardware JPEG decoder), "nvjpeg"; "" when not decoded
   std::string encoder;  // "opencv", "nvjpeg"; "" when not encoded
+  double finished_s = 0;  // when the file was done, in seconds from the start of the job
 };
 
 struct JobTotals {
