@@ -24,6 +24,11 @@ echo "dataset: $COUNT x $SIZE JPEG q90; job $OPS; $T threads; $(date -u +%F)"
 line=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$WORK/o-dec" --threads "$T" "$WORK/in")
 echo "$line"
 base_dec=$(echo "$line" | rate)
+# The nvJPEG decode-only bound of the same files, where the toolkit has nvJPEG (the GPU machine).
+HERE=$(cd "$(dirname "$0")" && pwd)
+if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.cu" -lnvjpeg -o "$WORK/nvjpeg-decode-bound" 2>/dev/null; then
+  "$WORK/nvjpeg-decode-bound" "$WORK/in" 32 3 || true
+fi
 # Per run: img/s from the report's totals, then the mean ms per file of each stage and which
 # decoders and encoders the files got (the report's per-file records).
 summary() {
@@ -32,7 +37,9 @@ import json, sys, collections
 r = json.load(open(sys.argv[1]))
 ok = [f for f in r["files"] if f["status"] == "ok"]
 n = max(len(ok), 1)
-ms = {k: sum(f["ms"][k] for f in ok) / n for k in ("read", "decode", "process", "encode", "write")}
+stages = ("read", "decode", "process", "encode", "write")
+ms = {k: sum(f["ms"][k] for f in ok) / n for k in stages}
+med = {k: sorted(f["ms"][k] for f in ok)[len(ok) // 2] if ok else 0 for k in stages}
 dec = collections.Counter(f.get("decoder", "") for f in ok)
 enc = collections.Counter(f.get("encoder", "") for f in ok)
 t = r["totals"]
@@ -41,7 +48,7 @@ done = sorted(f["finished_s"] for f in ok)
 k = len(done) // 10
 steady = (len(done) - 1 - k) / (done[-1] - done[k]) if len(done) > 20 and done[-1] > done[k] else 0
 print(f"{t['images_per_second']:.1f}", f"(steady {steady:.1f} img/s, first file done at {done[0]:.2f} s)",
-      " ".join(f"{k} {v:.1f}" for k, v in ms.items()),
+      "mean", " ".join(f"{k} {v:.1f}" for k, v in ms.items()), "| median", " ".join(f"{k} {v:.2f}" for k, v in med.items()),
       "decoders", dict(dec), "encoders", dict(enc), f"failed {t['failed']}")
 PY
 }

@@ -95,6 +95,7 @@ struct WorkerPipelines {
   std::shared_future<std::shared_ptr<io::NvjpegLibrary>> encode_library;
   std::optional<io::NvjpegEncoder> encoder;
   bool encoder_tried = false;
+  bool warmed_up = false;
 
   image::Pipeline& pick() {
     if (device >= 0 && !gpu_failed) {
@@ -356,6 +357,27 @@ void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& 
   finish_file(sh, fw, wp, &img, rep);
 }
 
+// Before its first decoded file arrives (the decode service starts the hardware decoder and
+// decodes a first batch meanwhile), a GPU worker runs its pipeline and encoder once on a small
+// image: the kernels' modules load and the encoder's state starts here, not on the first files.
+void warm_up(WorkerPipelines& wp, const FolderJobOptions& opt, Reporter& rep) {
+  if (wp.warmed_up || !wp.on_gpu()) return;
+  wp.warmed_up = true;
+  nvtx::Range range("warm-up", nvtx::Color::app);
+  try {
+    image::Pipeline& pipeline = wp.pick();
+    DeviceImage image(64, 64, 3);
+    WK_CUDA_CHECK(cudaMemset2DAsync(image.view().data, image.pitch_bytes(), 128, 64 * 3, 64, pipeline.stream()));
+    image::DeviceSink sink;
+    if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, "warm-up.jpg", opt, rep))
+      sink = [encoder](const DeviceImage& result, cudaStream_t stream) { encoder->encode(result, stream); };
+    std::vector<image::SideOutput> side;
+    pipeline.run_device(image, -1, &side, sink);
+  } catch (const std::exception&) {
+    // Whatever failed here fails again on a real file, which reports it.
+  }
+}
+
 // A file the decode service is done with: decoded by nvJPEG (finished from its device buffer,
 // which goes back to the service) or not (its batch failed: OpenCV decodes it and names what is
 // wrong with it).
@@ -539,13 +561,15 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
             nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
             decode_and_finish(sh, *fw, wp, rep);
             to_service = false;
-          } else if (auto ready = service->wait_ready_or_room()) {
-            finish_from_service(sh, std::move(ready), wp, *service, rep);
+          } else {
+            warm_up(wp, opt, rep);
+            if (auto ready = service->wait_ready_or_room()) finish_from_service(sh, std::move(ready), wp, *service, rep);
           }
         }
         if (fw) rep.finished(i, std::move(fw->r));
       }
       producer_done();
+      if (service) warm_up(wp, opt, rep);
       if (service)
         while (auto ready = service->wait_ready_or_end()) finish_from_service(sh, std::move(ready), wp, *service, rep);
     } catch (...) {

@@ -107,6 +107,9 @@ void JpegDecodeService::run() {
     return outstanding_ == 0 ||
            (outstanding_ < 2 * batch_ && outstanding_bytes_ + pixel_bytes(fw) <= device_budget_);
   };
+  // The first batches are small (8, 16, ... up to batch_) so the first files reach the workers
+  // soon after start-up; then full batches.
+  int ramp = 8;
   for (;;) {
     std::vector<std::unique_ptr<FileWork>> batch;
     bool refusing = false;
@@ -116,7 +119,7 @@ void JpegDecodeService::run() {
         if (pending_.empty()) return producers_ == 0;
         if (batch_ == 0) return true;
         // A full batch, the last files, or producers waiting for room (many large JPEGs).
-        const bool go = pending_.size() >= std::size_t(batch_) || producers_ == 0 || !room();
+        const bool go = pending_.size() >= std::size_t(std::min(batch_, ramp)) || producers_ == 0 || !room();
         return go && fits(*pending_.front());
       });
       if (pending_.empty()) {
@@ -125,7 +128,9 @@ void JpegDecodeService::run() {
         return;
       }
       refusing = batch_ == 0;
-      while (!pending_.empty() && (refusing || (batch.size() < std::size_t(batch_) && fits(*pending_.front())))) {
+      const std::size_t limit = std::size_t(std::min(batch_, ramp));
+      ramp = std::min(ramp * 2, batch_ > 0 ? batch_ : 1);
+      while (!pending_.empty() && (refusing || (batch.size() < limit && fits(*pending_.front())))) {
         std::unique_ptr<FileWork>& fw = pending_.front();
         pending_bytes_ -= fw->bytes.size();
         if (!refusing) {

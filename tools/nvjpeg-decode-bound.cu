@@ -1,0 +1,113 @@
+// The nvJPEG decode-only bound of a folder of JPEGs, for tools/bench-image-folder.sh: what
+// wk-image's decode service could reach if nothing else ran. All files are read into memory,
+// then decoded in batches with nvjpegDecodeBatched (hardware backend where the GPU has one,
+// interleaved BGR as wk-image asks for) by one thread, as the service does; the first pass
+// allocates and is not timed, the next passes are. Prints the handle start-up time, the steady
+// decode rate and the call/synchronize split.
+//   nvcc -O2 -std=c++17 tools/nvjpeg-decode-bound.cu -lnvjpeg -o nvjpeg-decode-bound
+//   ./nvjpeg-decode-bound DIR [BATCH=32] [PASSES=3]
+#include <cuda_runtime.h>
+#include <nvjpeg.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#define CHECK(call)                                                                  \
+  do {                                                                               \
+    const int status_ = static_cast<int>(call);                                      \
+    if (status_ != 0) {                                                              \
+      std::fprintf(stderr, "%s failed with status %d (line %d)\n", #call, status_, __LINE__); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+using Clock = std::chrono::steady_clock;
+static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DIR [BATCH] [PASSES]\n", argv[0]);
+    return 2;
+  }
+  const int batch = argc > 2 ? std::atoi(argv[2]) : 32;
+  const int passes = argc > 3 ? std::atoi(argv[3]) : 3;
+  std::vector<std::vector<unsigned char>> files;
+  double bytes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
+    const auto ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".jpg" && ext != ".jpeg")) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    files.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    bytes += double(files.back().size());
+  }
+  if (int(files.size()) < batch) {
+    std::fprintf(stderr, "need at least %d JPEGs in %s\n", batch, argv[1]);
+    return 1;
+  }
+  CHECK(cudaFree(nullptr));  // the CUDA context, before the nvJPEG handle is timed
+  const auto t_handle = Clock::now();
+  nvjpegHandle_t handle = nullptr;
+  bool hardware = true;
+  if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &handle) != NVJPEG_STATUS_SUCCESS) {
+    hardware = false;
+    CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &handle));
+  }
+  const double handle_s = seconds_since(t_handle);
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  nvjpegJpegState_t state;
+  CHECK(nvjpegJpegStateCreate(handle, &state));
+  CHECK(nvjpegDecodeBatchedInitialize(handle, state, batch, 1, NVJPEG_OUTPUT_BGRI));
+  std::vector<unsigned char*> buffers(batch);
+  std::vector<std::size_t> pitches(batch);
+  std::vector<const unsigned char*> data(batch);
+  std::vector<std::size_t> lengths(batch);
+  std::vector<nvjpegImage_t> outputs(batch);
+  int width = 0, height = 0;
+  {
+    int components = 0, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
+    nvjpegChromaSubsampling_t css;
+    CHECK(nvjpegGetImageInfo(handle, files[0].data(), files[0].size(), &components, &css, w, h));
+    width = w[0];
+    height = h[0];
+  }
+  for (int k = 0; k < batch; ++k) CHECK(cudaMallocPitch(reinterpret_cast<void**>(&buffers[k]), &pitches[k], width * 3, height));
+  const int per_pass = int(files.size()) / batch * batch;
+  double call_s = 0, sync_s = 0, timed_s = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    const auto t_pass = Clock::now();
+    for (int first = 0; first < per_pass; first += batch) {
+      for (int k = 0; k < batch; ++k) {
+        data[k] = files[first + k].data();
+        lengths[k] = files[first + k].size();
+        outputs[k] = nvjpegImage_t{};
+        outputs[k].channel[0] = buffers[k];
+        outputs[k].pitch[0] = pitches[k];
+      }
+      auto t = Clock::now();
+      CHECK(nvjpegDecodeBatched(handle, state, data.data(), lengths.data(), outputs.data(), stream));
+      if (pass > 0) call_s += seconds_since(t);
+      t = Clock::now();
+      CHECK(cudaStreamSynchronize(stream));
+      if (pass > 0) sync_s += seconds_since(t);
+    }
+    if (pass > 0) timed_s += seconds_since(t_pass);
+  }
+  const double images = double(per_pass) * (passes - 1);
+  std::printf("nvJPEG decode-only bound (%s backend, batches of %d, 1 thread): %.1f img/s over %d JPEGs of %dx%d "
+              "(%.2f MB each), %d timed passes; handle start-up %.0f ms; in nvjpegDecodeBatched %.0f%%, waiting for "
+              "the stream %.0f%%\n",
+              hardware ? "hardware" : "default", batch, images / timed_s, per_pass, width, height,
+              bytes / files.size() / 1e6, passes - 1, handle_s * 1e3, 100 * call_s / timed_s, 100 * sync_s / timed_s);
+  for (auto* b : buffers) cudaFree(b);
+  nvjpegJpegStateDestroy(state);
+  nvjpegDestroy(handle);
+  cudaStreamDestroy(stream);
+  return 0;
+}
