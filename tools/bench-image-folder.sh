@@ -27,7 +27,7 @@ base_dec=$(echo "$line" | rate)
 # The nvJPEG decode-only bound of the same files, where the toolkit has nvJPEG (the GPU machine).
 HERE=$(cd "$(dirname "$0")" && pwd)
 if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.cu" -lnvjpeg -o "$WORK/nvjpeg-decode-bound" 2>/dev/null; then
-  "$WORK/nvjpeg-decode-bound" "$WORK/in" 32 3 || true
+  "$WORK/nvjpeg-decode-bound" "$WORK/in" 64 3 || true
 fi
 # Per run: img/s from the report's totals, then the mean ms per file of each stage and which
 # decoders and encoders the files got (the report's per-file records).
@@ -60,7 +60,7 @@ for fmt in jpg png; do
   echo "$line"
   base=$(echo "$line" | rate)
   variants=("--device gpu" "--device gpu --jpeg-decoder opencv")
-  [ $fmt = jpg ] && variants+=("--device gpu --jpeg-decoder opencv --jpeg-encoder opencv" "--device gpu --jpeg-batch 64")
+  [ $fmt = jpg ] && variants+=("--device gpu --jpeg-decoder opencv --jpeg-encoder opencv" "--device gpu --jpeg-batch 128" "--device gpu --threads 8")
   [[ " ${WK_DEVICES:-gpu cpu} " == *" cpu "* ]] && variants+=("--device cpu")
   [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && variants=("--device cpu")
   for v in "${variants[@]}"; do

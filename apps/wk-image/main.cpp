@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       ->default_val("auto")
       ->check(CLI::IsMember({"auto", "nvjpeg", "opencv"}));
   app.add_option("--jpeg-batch", job.jpeg_batch, "nvJPEG: the most JPEGs per batched GPU decode (per GPU)")
-      ->default_val(32)
+      ->default_val(64)
       ->check(CLI::Range(1, 4096));
   app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
       ->default_val("reflect101");

@@ -320,9 +320,7 @@ TEST_CASE("nvJPEG encode in the folder job: JPEG outputs as close to the result 
     const std::string jpg = fs::path(in.name).replace_extension(".jpg").string();
     INFO(in.name << ": encoder " << nv_res.records[k].encoder << ", error '" << nv_res.records[k].error << "'");
     CHECK(cv_res.records[k].encoder == "opencv");
-    // Gray images and colour ones of at least one 16x16 chroma block are nvJPEG's; smaller colour
-    // ones are OpenCV's (io/nvjpeg_encoder.cpp says why).
-    CHECK(nv_res.records[k].encoder == (in.channels == 1 || (in.width >= 16 && in.height >= 16) ? "nvjpeg" : "opencv"));
+    CHECK(nv_res.records[k].encoder == "nvjpeg");
     const cv::Mat exact = cv::imread((dir / "exact" / fs::path(in.name)).string(), cv::IMREAD_UNCHANGED);
     const auto nv_bytes = test::read_bytes(dir / "nv" / jpg);
     const auto cv_bytes = test::read_bytes(dir / "cv" / jpg);
@@ -339,8 +337,8 @@ TEST_CASE("nvJPEG encode in the folder job: JPEG outputs as close to the result 
     WARN(in.name << ": mean |diff| nvJPEG " << dn.mean << " vs OpenCV " << dc.mean << ", max " << dn.max << " vs " << dc.max
                  << "; bytes " << nv_bytes.size() << " vs " << cv_bytes.size());
     CHECK(dn.mean <= dc.mean + 0.5);
-    CHECK(dn.mean < 2.5);
-    if (in.width * in.height >= 10000) {
+    if (in.width * in.height >= 10000) {  // (a noisy 17x9 image is 11 levels off with either encoder)
+      CHECK(dn.mean < 2.5);
       CHECK(size_ratio > 0.6);
       CHECK(size_ratio < 1.6);
     }

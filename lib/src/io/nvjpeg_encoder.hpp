@@ -34,9 +34,8 @@ class NvjpegEncoder {
 
   // Encodes an 8-bit 1-channel or 3-channel (interleaved BGR) image written in `stream` order,
   // then waits for `stream` and returns the JPEG file's bytes. Throws Error{unsupported} when
-  // nvJPEG refuses the image or encodes it badly (colour images under 16 pixels in either
-  // direction; the caller encodes those on the CPU instead), Error{cuda} for CUDA and allocation
-  // failures.
+  // nvJPEG refuses the image (the caller encodes it on the CPU instead), Error{cuda} for CUDA and
+  // allocation failures.
   std::vector<std::uint8_t> encode(const DeviceImage& image, cudaStream_t stream);
 
   struct Impl;

@@ -51,7 +51,7 @@ struct FolderJobOptions {
   long long max_pixels = 1LL << 28;     // per image (268 Mpx); guards against decompression bombs
   JpegDecoder jpeg_decoder = JpegDecoder::auto_select;
   JpegEncoder jpeg_encoder = JpegEncoder::auto_select;
-  int jpeg_batch = 32;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
+  int jpeg_batch = 64;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
 };
 
 enum class FileStatus { ok, failed, skipped };
