@@ -52,6 +52,21 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
   CHECK_THAT(report, Catch::Contains("\"gpu0\"") && Catch::Contains("\"gpu1\""));
   for (const auto& e : fs::directory_iterator(dir / "cpu"))
     CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
+  // JPEGs in and out: with nvJPEG each GPU's decoding thread and encoders take part.
+  REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "jin").string()) +
+                        " --count 40 --size 1280x720 --formats jpg").exit_code == 0);
+  const auto jpeg = wk::test::run(std::string(WK_IMAGE_EXE) + " gray,gauss:5 -q --device gpu --gpus 0,1 --threads 8 --jpeg-batch 4 -o " +
+                                  sh_quote((dir / "jout").string()) + " --report " + sh_quote((dir / "j.json").string()) + " " +
+                                  sh_quote((dir / "jin").string()));
+  INFO(jpeg.output);
+  REQUIRE(jpeg.exit_code == 0);
+  const std::string jreport = wk::test::read_bytes(dir / "j.json");
+  CHECK_THAT(jreport, Catch::Contains("\"gpu0\"") && Catch::Contains("\"gpu1\"") && Catch::Contains("\"ok\": 40"));
+  if (wk::pipeline::nvjpeg_in_build())
+    CHECK_THAT(jreport, Catch::Contains("\"decoder\": \"nvjpeg") && Catch::Contains("\"encoder\": \"nvjpeg\""));
+  std::size_t outputs = 0;
+  for (const auto& e : fs::directory_iterator(dir / "jout")) outputs += e.path().extension() == ".jpg";
+  CHECK(outputs == 40);
 }
 
 TEST_CASE("wk-image on the GPU decodes and encodes JPEGs with nvJPEG by default when built with it, with OpenCV when asked",

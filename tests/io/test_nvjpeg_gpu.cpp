@@ -109,14 +109,18 @@ pipeline::JobResult run_job(const fs::path& in, const fs::path& out, const std::
   return pipeline::run_folder_job(opt, nullptr, cb);
 }
 
+// True (with a note in the test output) when this build has no nvJPEG: the test has nothing to run.
+bool no_nvjpeg() {
+  if (pipeline::nvjpeg_in_build()) return false;
+  WARN("SKIPPED: this build has no nvJPEG (configure reported 'warpkit: nvJPEG decode: OFF')");
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the rest through OpenCV, bad files alone",
           "[gpu][nvjpeg][pipeline]") {
-  if (!pipeline::nvjpeg_in_build()) {
-    WARN("SKIPPED: this build has no nvJPEG (configure reported 'warpkit: nvJPEG decode: OFF')");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   const fs::path in = dir / "in";
   fs::create_directories(in);
@@ -186,10 +190,7 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
 }
 
 TEST_CASE("nvJPEG decode feeds the GPU operations: gray,gauss:5 close to the OpenCV-decoded job", "[gpu][nvjpeg][pipeline]") {
-  if (!pipeline::nvjpeg_in_build()) {
-    WARN("SKIPPED: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   fs::create_directories(dir / "in");
   for (int k = 0; k < 7; ++k)
@@ -218,10 +219,7 @@ TEST_CASE("nvJPEG decode feeds the GPU operations: gray,gauss:5 close to the Ope
 
 TEST_CASE("nvJPEG decode service: many files over 4 workers, every record in input order, also when interrupted",
           "[gpu][nvjpeg][pipeline]") {
-  if (!pipeline::nvjpeg_in_build()) {
-    WARN("SKIPPED: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   fs::create_directories(dir / "in");
   std::vector<std::string> names;
@@ -281,10 +279,7 @@ TEST_CASE("nvJPEG decode service: many files over 4 workers, every record in inp
 
 TEST_CASE("nvJPEG encode in the folder job: JPEG outputs as close to the result as OpenCV's, at a similar size",
           "[gpu][nvjpeg][pipeline]") {
-  if (!pipeline::nvjpeg_in_build()) {
-    WARN("SKIPPED: this build has no nvJPEG");
-    return;
-  }
+  if (no_nvjpeg()) return;
   test::TempDir dir;
   fs::create_directories(dir / "in");
   struct Input {

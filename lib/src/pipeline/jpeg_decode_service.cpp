@@ -44,30 +44,28 @@ JpegDecodeService::Submit JpegDecodeService::submit(std::unique_ptr<FileWork>& f
   return Submit::taken;
 }
 
-std::unique_ptr<FileWork> JpegDecodeService::take_ready() {
-  std::lock_guard<std::mutex> lock(mutex_);
+std::unique_ptr<FileWork> JpegDecodeService::pop_ready() {
   if (ready_.empty()) return nullptr;
   auto fw = std::move(ready_.front());
   ready_.pop_front();
   return fw;
+}
+
+std::unique_ptr<FileWork> JpegDecodeService::take_ready() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pop_ready();
 }
 
 std::unique_ptr<FileWork> JpegDecodeService::wait_ready_or_room() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return !ready_.empty() || room() || batch_ == 0 || ended_; });
-  if (ready_.empty()) return nullptr;
-  auto fw = std::move(ready_.front());
-  ready_.pop_front();
-  return fw;
+  return pop_ready();
 }
 
 std::unique_ptr<FileWork> JpegDecodeService::wait_ready_or_end() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return !ready_.empty() || ended_; });
-  if (ready_.empty()) return nullptr;
-  auto fw = std::move(ready_.front());
-  ready_.pop_front();
-  return fw;
+  return pop_ready();
 }
 
 void JpegDecodeService::recycle(DeviceImage&& buffer, std::size_t device_bytes) {

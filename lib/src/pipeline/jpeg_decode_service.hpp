@@ -66,6 +66,7 @@ class JpegDecodeService {
  private:
   void run();
   bool room() const;  // under mutex_: submit would take a file
+  std::unique_ptr<FileWork> pop_ready();  // under mutex_: the oldest ready file, or null
   void decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder, cudaStream_t stream);
 
   const int device_;
