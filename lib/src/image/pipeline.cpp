@@ -451,7 +451,7 @@ cv::Mat Pipeline::Impl::run_frame(cudaStream_t s, long index, RunState& st, cons
   cv::Mat result;
   if (sink) {
     sink(f.current(), s);
-    WK_CUDA_CHECK(cudaStreamSynchronize(s));
+    wait_sleeping(s);
   } else {
     nvtx::Range r("d2h", nvtx::Color::transfer, index);
     const DeviceImage& out = f.current();
@@ -462,7 +462,7 @@ cv::Mat Pipeline::Impl::run_frame(cudaStream_t s, long index, RunState& st, cons
     std::uint8_t* h_out = staging_for(out_row * out.height());
     WK_CUDA_CHECK(cudaMemcpy2DAsync(h_out, out_row, out.view().data, out.pitch_bytes(), out_row, out.height(),
                                     cudaMemcpyDeviceToHost, s));
-    WK_CUDA_CHECK(cudaStreamSynchronize(s));
+    wait_sleeping(s);  // many workers wait here at once: sleeping leaves their cores to others
     cv::Mat(out.height(), out.width(), CV_8UC(out.channels()), h_out, out_row).copyTo(result);
   }
   for (auto& fn : st.after_sync) fn();

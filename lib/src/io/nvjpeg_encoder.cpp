@@ -73,11 +73,11 @@ std::vector<std::uint8_t> NvjpegEncoder::encode(const DeviceImage& image, cudaSt
   std::size_t length = 0;
   check(nvjpegEncodeRetrieveBitstream(e.handle, e.state, nullptr, &length, stream), "nvjpegEncodeRetrieveBitstream",
         refused);
-  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_sleeping(stream);
   std::vector<std::uint8_t> jpeg(length);
   check(nvjpegEncodeRetrieveBitstream(e.handle, e.state, jpeg.data(), &length, stream), "nvjpegEncodeRetrieveBitstream",
         refused);
-  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_sleeping(stream);
   jpeg.resize(length);
   return jpeg;
 }

@@ -120,6 +120,12 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
+// Waits for all work queued on `stream` without spinning a core: the calling thread sleeps on a
+// blocking-sync event (one per thread and device) where cudaStreamSynchronize would spin under
+// the default scheduling. For code with many waiting threads, such as the folder job's workers,
+// whose spinning takes CPU from the threads that have real work (the nvJPEG decoding thread).
+void wait_sleeping(cudaStream_t stream);
+
 class Event {
  public:
   Event() { WK_CUDA_CHECK(cudaEventCreate(&e_)); }
