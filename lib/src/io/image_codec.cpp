@@ -10,13 +10,24 @@
 namespace wk::io {
 
 namespace {
-bool is_jpeg(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
 
 std::string short_cv_message(const cv::Exception& e) { return e.err.empty() ? std::string(e.what()) : e.err; }
 }  // namespace
 
+bool is_jpeg_data(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+
+bool is_jpeg_path(const std::filesystem::path& path) {
+  const std::string ext = lower_extension(path);
+  return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe";
+}
+
 bool jpeg_complete(std::span<const std::uint8_t> bytes) {
-  if (!is_jpeg(bytes)) return true;
+  if (!is_jpeg_data(bytes)) return true;
   std::size_t n = bytes.size();
   while (n > 0 && (bytes[n - 1] == 0x00 || bytes[n - 1] == '\n' || bytes[n - 1] == '\r' || bytes[n - 1] == ' ')) --n;
   return n >= 4 && bytes[n - 2] == 0xFF && bytes[n - 1] == 0xD9;
@@ -39,11 +50,10 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
 }
 
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path, const EncodeOptions& options) {
-  std::string ext = path.extension().string();
+  const std::string ext = lower_extension(path);
   if (ext.empty()) throw Error(ErrorCategory::usage, path.string() + ": no file extension to choose the output format");
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   std::vector<int> params;
-  if (ext == ".jpg" || ext == ".jpeg" || ext == ".jpe") params = {cv::IMWRITE_JPEG_QUALITY, options.jpeg_quality};
+  if (is_jpeg_path(path)) params = {cv::IMWRITE_JPEG_QUALITY, options.jpeg_quality};
   // PPM holds only colour: a 1-channel result is written with the gray value in all three
   // channels (lossless; reading it back as gray gives the same pixels).
   cv::Mat to_write = image;

@@ -150,8 +150,6 @@ fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
   return out.lexically_normal();
 }
 
-bool is_jpeg(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
-
 void record_failure(FileRecord& r, const std::exception& e) {
   r.status = FileStatus::failed;
   std::string msg = e.what();
@@ -228,16 +226,10 @@ cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw) {
   return img;
 }
 
-bool jpeg_path(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe";
-}
-
 // The worker's GPU JPEG encoder for `out`, made on first use; null when this file is encoded on
 // the CPU (not a JPEG output, the CPU path, nvJPEG encoding off or failed to start).
 io::NvjpegEncoder* gpu_jpeg_encoder(WorkerPipelines& wp, const fs::path& out, const FolderJobOptions& opt, Reporter& rep) {
-  if (!wp.on_gpu() || !wp.encode_library.valid() || !jpeg_path(out)) return nullptr;
+  if (!wp.on_gpu() || !wp.encode_library.valid() || !io::is_jpeg_path(out)) return nullptr;
   if (!wp.encoder && !wp.encoder_tried) {
     wp.encoder_tried = true;
     try {
@@ -399,7 +391,7 @@ void finish_from_service(Shared& sh, std::unique_ptr<FileWork> fw, WorkerPipelin
 // marks it failed.
 bool for_nvjpeg(const Shared& sh, FileWork& fw) {
   // A truncated JPEG goes to OpenCV's path too, which names it.
-  if (!is_jpeg(fw.bytes) || !io::jpeg_complete(fw.bytes)) return false;
+  if (!io::is_jpeg_data(fw.bytes) || !io::jpeg_complete(fw.bytes)) return false;
   const auto header = io::parse_jpeg_header(fw.bytes);
   if (!header || !io::nvjpeg_unsuitable_reason(*header).empty() || header->width <= 0 || header->height <= 0) return false;
   try {
@@ -451,7 +443,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   const bool gpu_codecs = opt.backend == Backend::gpu && io::nvjpeg_in_build();
   const bool nvjpeg_decode = gpu_codecs && opt.jpeg_decoder != JpegDecoder::opencv;
   const bool nvjpeg_encode = gpu_codecs && opt.jpeg_encoder != JpegEncoder::opencv &&
-                             (opt.format.empty() || jpeg_path("x." + opt.format));
+                             (opt.format.empty() || io::is_jpeg_path("x." + opt.format));
   std::vector<int> gpus = opt.gpus;
   if (opt.backend == Backend::gpu) {
     int count = 0;
@@ -569,9 +561,10 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
         if (fw) rep.finished(i, std::move(fw->r));
       }
       producer_done();
-      if (service) warm_up(wp, opt, rep);
-      if (service)
+      if (service) {
+        warm_up(wp, opt, rep);
         while (auto ready = service->wait_ready_or_end()) finish_from_service(sh, std::move(ready), wp, *service, rep);
+      }
     } catch (...) {
       std::lock_guard<std::mutex> lock(rep.mutex);
       if (!fatal) fatal = std::current_exception();

@@ -17,6 +17,13 @@ namespace wk::io {
 // (OpenCV would return the partial picture; warpkit calls it truncated).
 cv::Mat decode_image(std::span<const std::uint8_t> bytes);
 
+// True when `bytes` start like a JPEG file (SOI marker FF D8 followed by another marker).
+bool is_jpeg_data(std::span<const std::uint8_t> bytes);
+
+// True when `path`'s extension names JPEG (.jpg, .jpeg, .jpe, any case): encode_image writes
+// such a path as JPEG at EncodeOptions::jpeg_quality.
+bool is_jpeg_path(const std::filesystem::path& path);
+
 // True when JPEG data ends with the end-of-image marker FF D9 (trailing NUL, CR, LF or space
 // padding that some writers add is allowed). Non-JPEG data returns true.
 bool jpeg_complete(std::span<const std::uint8_t> bytes);
