@@ -8,16 +8,30 @@
 namespace fs = std::filesystem;
 using wk::test::sh_quote;
 
+namespace {
+
+// wk-make-images -o DIR ARGS
+wk::test::CommandResult make_images(const fs::path& dir, const std::string& args) {
+  return wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote(dir.string()) + " " + args);
+}
+
+// wk-image ARGS -o OUT [--report REPORT] IN
+wk::test::CommandResult wk_image(const std::string& args, const fs::path& in, const fs::path& out,
+                                 const fs::path& report = {}) {
+  return wk::test::run(std::string(WK_IMAGE_EXE) + " " + args + " -o " + sh_quote(out.string()) +
+                       (report.empty() ? "" : " --report " + sh_quote(report.string())) + " " + sh_quote(in.string()));
+}
+
+}  // namespace
+
 TEST_CASE("wk-image gray: GPU outputs are byte-identical to CPU outputs", "[gpu][cli][wk-image]") {
   wk::test::TempDir dir;
-  const auto gen = wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
-                                 " --count 8 --size 1921x1081 --formats jpg,png,bmp,ppm");
+  const auto gen = make_images(dir / "in", "--count 8 --size 1921x1081 --formats jpg,png,bmp,ppm");
   REQUIRE(gen.exit_code == 0);
   for (const char* dev : {"cpu", "gpu"}) {
     // OpenCV's JPEG codecs: nvJPEG's pixels and bytes differ from libjpeg's by rounding (tested
     // in tests/io/test_nvjpeg_*_gpu.cpp); here the GPU operations are checked bit for bit.
-    const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --jpeg-decoder opencv --jpeg-encoder opencv --device " + dev + " -o " +
-                                 sh_quote((dir / dev).string()) + " " + sh_quote((dir / "in").string()));
+    const auto r = wk_image(std::string("gray -q --jpeg-decoder opencv --jpeg-encoder opencv --device ") + dev, dir / "in", dir / dev);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
   }
@@ -38,14 +52,10 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
     return;
   }
   wk::test::TempDir dir;
-  REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
-                        " --count 24 --size 1280x720 --formats png").exit_code == 0);
-  const auto cpu = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --device cpu -o " + sh_quote((dir / "cpu").string()) + " " +
-                                 sh_quote((dir / "in").string()));
+  REQUIRE(make_images(dir / "in", "--count 24 --size 1280x720 --formats png").exit_code == 0);
+  const auto cpu = wk_image("gray -q --device cpu", dir / "in", dir / "cpu");
   REQUIRE(cpu.exit_code == 0);
-  const auto gpu = wk::test::run(std::string(WK_IMAGE_EXE) + " gray -q --device gpu --gpus 0,1 --threads 8 -o " +
-                                 sh_quote((dir / "gpu").string()) + " --report " + sh_quote((dir / "r.json").string()) + " " +
-                                 sh_quote((dir / "in").string()));
+  const auto gpu = wk_image("gray -q --device gpu --gpus 0,1 --threads 8", dir / "in", dir / "gpu", dir / "r.json");
   INFO(gpu.output);
   REQUIRE(gpu.exit_code == 0);
   const std::string report = wk::test::read_bytes(dir / "r.json");
@@ -53,11 +63,8 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
   for (const auto& e : fs::directory_iterator(dir / "cpu"))
     CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
   // JPEGs in and out: with nvJPEG each GPU's decoding thread and encoders take part.
-  REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "jin").string()) +
-                        " --count 40 --size 1280x720 --formats jpg").exit_code == 0);
-  const auto jpeg = wk::test::run(std::string(WK_IMAGE_EXE) + " gray,gauss:5 -q --device gpu --gpus 0,1 --threads 8 --jpeg-batch 4 -o " +
-                                  sh_quote((dir / "jout").string()) + " --report " + sh_quote((dir / "j.json").string()) + " " +
-                                  sh_quote((dir / "jin").string()));
+  REQUIRE(make_images(dir / "jin", "--count 40 --size 1280x720 --formats jpg").exit_code == 0);
+  const auto jpeg = wk_image("gray,gauss:5 -q --device gpu --gpus 0,1 --threads 8 --jpeg-batch 4", dir / "jin", dir / "jout", dir / "j.json");
   INFO(jpeg.output);
   REQUIRE(jpeg.exit_code == 0);
   const std::string jreport = wk::test::read_bytes(dir / "j.json");
@@ -72,11 +79,8 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
 TEST_CASE("wk-image on the GPU decodes and encodes JPEGs with nvJPEG by default when built with it, with OpenCV when asked",
           "[gpu][cli][wk-image][nvjpeg]") {
   wk::test::TempDir dir;
-  REQUIRE(wk::test::run(std::string(WK_MAKE_IMAGES_EXE) + " -o " + sh_quote((dir / "in").string()) +
-                        " --count 6 --size 1280x720 --formats jpg").exit_code == 0);
-  const auto r = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --jpeg-batch 4 -o " +
-                               sh_quote((dir / "out").string()) + " --report " + sh_quote((dir / "r.json").string()) + " " +
-                               sh_quote((dir / "in").string()));
+  REQUIRE(make_images(dir / "in", "--count 6 --size 1280x720 --formats jpg").exit_code == 0);
+  const auto r = wk_image("gray --device gpu --jpeg-batch 4", dir / "in", dir / "out", dir / "r.json");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const std::string report = wk::test::read_bytes(dir / "r.json");
@@ -86,9 +90,7 @@ TEST_CASE("wk-image on the GPU decodes and encodes JPEGs with nvJPEG by default 
   else
     CHECK_THAT(report, Catch::Contains("\"decoder\": \"opencv\"") && Catch::Contains("\"encoder\": \"opencv\"") &&
                            !Catch::Contains("nvjpeg"));
-  const auto o = wk::test::run(std::string(WK_IMAGE_EXE) + " gray --device gpu --jpeg-decoder opencv --jpeg-encoder opencv -o " +
-                               sh_quote((dir / "out2").string()) + " --report " + sh_quote((dir / "r2.json").string()) + " " +
-                               sh_quote((dir / "in").string()));
+  const auto o = wk_image("gray --device gpu --jpeg-decoder opencv --jpeg-encoder opencv", dir / "in", dir / "out2", dir / "r2.json");
   INFO(o.output);
   REQUIRE(o.exit_code == 0);
   CHECK_THAT(wk::test::read_bytes(dir / "r2.json"), !Catch::Contains("nvjpeg"));
