@@ -13,12 +13,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "app_common.hpp"
 #include "output_sink.hpp"
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/hash/audit.hpp"
 #include "wk/hash/crypt.hpp"
@@ -103,6 +105,9 @@ struct LineJob {
   std::string error;          // malformed line
 };
 
+// Lines per parallel_for chunk when preparing lines (salts, splitting).
+constexpr std::size_t kPrepareGrain = 8192;
+
 // Lines per slice: 2^18 by default. WK_HASH_SLICE_LINES overrides it (tests use small slices to
 // run the pipeline through many slices on a few hundred lines).
 std::size_t slice_lines() {
@@ -114,20 +119,24 @@ std::size_t slice_lines() {
   return std::size_t(1) << 18;
 }
 
-// Runs the jobs in slices (progress shows, memory stays bounded) with a pipeline: up to two
-// slices are in the engine at once on worker threads (the engine's host work for one -- parsing
-// settings, packing the batch, formatting results -- overlaps the other's kernels), while this
-// thread prepares the next slice (prepare(job): e.g. draw its salt) and writes finished slices
-// (emit(job, outcome)) in input order. Returns the number of failed lines (malformed or rejected).
-template <class Prepare, class Emit>
-std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptEngine& engine, bool quiet,
-                     Prepare prepare, Emit emit) {
+// Runs the input lines through the engine in slices (progress shows, memory stays bounded: only
+// the slices in flight hold their jobs) with a pipeline: up to two slices are in the engine at
+// once on worker threads (the engine's host work for one -- parsing settings, packing the batch,
+// formatting results -- overlaps the other's kernels), while this thread builds the next slice's
+// jobs -- build(first, lines) fills the LineJobs of input lines first.. first + lines.size() - 1
+// (0-based), called on all cores for chunks of the slice: split the line, draw salts -- and
+// writes finished slices (emit(job, outcome)) in input order. Returns the number of failed lines
+// (malformed or rejected).
+template <class Build, class Emit>
+std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine& engine, bool quiet, Build build,
+                     Emit emit) {
   const std::size_t kSlice = slice_lines();
   constexpr std::size_t kInEngine = 2;  // slices computing at once
   struct Slice {
-    std::size_t begin = 0, end = 0;
+    std::size_t begin = 0, end = 0;  // input lines, 0-based
+    std::vector<LineJob> lines;
     std::vector<hash::CryptJob> jobs;
-    std::vector<std::size_t> index;  // line of each job
+    std::vector<std::size_t> index;  // line (within the slice) of each job
     std::vector<hash::CryptOutcome> outcomes;
     std::atomic<std::size_t> done{0};  // jobs the engine finished (progress)
     std::future<void> running;
@@ -135,20 +144,23 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
   auto fill = [&](Slice& sl, std::size_t begin) {
     nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(begin));
     sl.begin = begin;
-    sl.end = std::min(lines.size(), begin + kSlice);
+    sl.end = std::min(line_count, begin + kSlice);
+    sl.lines.assign(sl.end - sl.begin, {});
+    parallel_for(sl.lines.size(), kPrepareGrain, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) sl.lines[i].line = sl.begin + i + 1;
+      build(sl.begin + b, std::span<LineJob>(sl.lines).subspan(b, e - b));
+    });
     sl.jobs.clear();
     sl.index.clear();
-    for (std::size_t i = sl.begin; i < sl.end; ++i) {
-      if (lines[i].error.empty()) prepare(lines[i]);
-      if (lines[i].error.empty()) {
-        sl.jobs.push_back({lines[i].setting, lines[i].password});
+    for (std::size_t i = 0; i < sl.lines.size(); ++i)
+      if (sl.lines[i].error.empty()) {
+        sl.jobs.push_back({sl.lines[i].setting, sl.lines[i].password});
         sl.index.push_back(i);
       }
-    }
     sl.outcomes.assign(sl.jobs.size(), {});
   };
 
-  app::Progress progress(lines.size(), "pw", !quiet);
+  app::Progress progress(line_count, "pw", !quiet);
   std::size_t shown = 0, failed = 0;
   auto show = [&](std::size_t upto) {
     for (; shown < upto; ++shown) progress.step();
@@ -169,8 +181,8 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
   auto write = [&](Slice& sl) {
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
     std::size_t k = 0;
-    for (std::size_t i = sl.begin; i < sl.end; ++i) {
-      LineJob& lj = lines[i];
+    for (std::size_t i = 0; i < sl.lines.size(); ++i) {
+      LineJob& lj = sl.lines[i];
       const hash::CryptOutcome* out = nullptr;
       if (k < sl.index.size() && sl.index[k] == i) out = &sl.outcomes[k++];
       if (out && !out->ok()) lj.error = out->error;
@@ -181,9 +193,14 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
       emit(lj, out);
     }
     show(sl.end);
+    // The slice's jobs are done with: free them (their settings and outcomes) before the next.
+    sl.lines = {};
+    sl.jobs = {};
+    sl.index = {};
+    sl.outcomes = {};
   };
 
-  if (lines.empty()) return 0;
+  if (line_count == 0) return 0;
   // Ring of slices: [oldest, oldest + in_flight) are in the engine; one more is being prepared.
   Slice ring[kInEngine + 1];
   std::size_t oldest = 0, in_flight = 0, next_line = 0;
@@ -196,13 +213,13 @@ std::size_t run_jobs(const char* what, std::vector<LineJob>& lines, hash::CryptE
   };
   // On an exception, each slice's std::async future waits for its worker when destroyed, before
   // the slice's buffers go.
-  while (next_line < lines.size() && in_flight < kInEngine) launch_next();
+  while (next_line < line_count && in_flight < kInEngine) launch_next();
   while (in_flight > 0) {
     Slice& done = ring[oldest % (kInEngine + 1)];
     finish(done);
     --in_flight;
     ++oldest;
-    if (next_line < lines.size()) launch_next();  // before writing: the engine never waits on output
+    if (next_line < line_count) launch_next();  // before writing: the engine never waits on output
     write(done);
   }
   progress.finish();
@@ -243,26 +260,27 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
     input = hash::read_secret_input(c.input);
   }
   const auto text_lines = hash::split_lines(input.view());
-  std::vector<LineJob> lines(text_lines.size());
-  for (std::size_t i = 0; i < text_lines.size(); ++i) {
-    LineJob& lj = lines[i];
-    lj.line = i + 1;
-    std::string_view pw = text_lines[i];
-    if (users) {
-      const std::size_t colon = pw.find(':');
-      if (colon == std::string_view::npos || colon == 0) {
-        lj.error = "expected user:password (a user name, ':', the password)";
-        continue;
+  // Per chunk of a slice: split user:password, check the password, draw fresh salts in bulk.
+  auto build = [&](std::size_t first, std::span<LineJob> lines) {
+    std::vector<std::string> settings = hash::generate_settings(opt, lines.size());
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      LineJob& lj = lines[k];
+      std::string_view pw = text_lines[first + k];
+      if (users) {
+        const std::size_t colon = pw.find(':');
+        if (colon == std::string_view::npos || colon == 0) {
+          lj.error = "expected user:password (a user name, ':', the password)";
+          continue;
+        }
+        lj.user = std::string(pw.substr(0, colon));
+        pw = pw.substr(colon + 1);
       }
-      lj.user = std::string(pw.substr(0, colon));
-      pw = pw.substr(colon + 1);
+      lj.password = pw;
+      if (std::string why = hash::check_password(pw); !why.empty()) lj.error = std::move(why);
+      else lj.setting = std::move(settings[k]);
     }
-    lj.password = pw;
-    if (std::string why = hash::check_password(pw); !why.empty()) lj.error = std::move(why);
-  }
-  // A fresh salt per line, drawn slice by slice while the previous slice computes.
-  auto fresh_setting = [&](LineJob& lj) { lj.setting = hash::generate_setting(opt); };
-  const std::size_t failed = run_jobs("hash", lines, engine, c.quiet, fresh_setting, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  };
+  const std::size_t failed = run_jobs("hash", text_lines.size(), engine, c.quiet, build, [&](const LineJob& lj, const hash::CryptOutcome* out) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (users && !lj.user.empty()) j["user"] = lj.user;
@@ -274,27 +292,26 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
     }
   });
   sink.commit();
-  summary(c, fmt::format("{} hashed, {} failed ({} backend)", lines.size() - failed, failed, to_string(engine.backend())));
+  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.backend())));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
-// Lines "A<TAB>PASSWORD": the setting or hash, then the password.
-std::vector<LineJob> tab_lines(const std::vector<std::string_view>& text_lines, const char* first_field) {
-  std::vector<LineJob> lines(text_lines.size());
-  for (std::size_t i = 0; i < text_lines.size(); ++i) {
-    LineJob& lj = lines[i];
-    lj.line = i + 1;
-    const std::string_view l = text_lines[i];
-    const std::size_t tab = l.find('\t');
-    if (tab == std::string_view::npos) {
-      lj.error = fmt::format("expected {}<TAB>PASSWORD (no TAB on the line)", first_field);
-      continue;
+// Lines "A<TAB>PASSWORD": the setting or hash, then the password. A run_jobs build function.
+auto tab_lines(const std::vector<std::string_view>& text_lines, const char* first_field) {
+  return [&text_lines, first_field](std::size_t first, std::span<LineJob> lines) {
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      LineJob& lj = lines[k];
+      const std::string_view l = text_lines[first + k];
+      const std::size_t tab = l.find('\t');
+      if (tab == std::string_view::npos) {
+        lj.error = fmt::format("expected {}<TAB>PASSWORD (no TAB on the line)", first_field);
+        continue;
+      }
+      lj.setting = std::string(l.substr(0, tab));
+      lj.password = l.substr(tab + 1);
+      if (lj.setting.empty()) lj.error = fmt::format("the {} before the TAB is empty", first_field);
     }
-    lj.setting = std::string(l.substr(0, tab));
-    lj.password = l.substr(tab + 1);
-    if (lj.setting.empty()) lj.error = fmt::format("the {} before the TAB is empty", first_field);
-  }
-  return lines;
+  };
 }
 
 // ---- crypt ------------------------------------------------------------------------------------
@@ -307,8 +324,8 @@ int cmd_crypt(const Common& c) {
     nvtx::Range r("read", nvtx::Color::io);
     input = hash::read_secret_input(c.input);
   }
-  std::vector<LineJob> lines = tab_lines(hash::split_lines(input.view()), "SETTING");
-  const std::size_t failed = run_jobs("crypt", lines, engine, c.quiet, [](LineJob&) {}, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  const auto text_lines = hash::split_lines(input.view());
+  const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, c.quiet, tab_lines(text_lines, "SETTING"), [&](const LineJob& lj, const hash::CryptOutcome* out) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (lj.error.empty()) j["hash"] = out->hash;
@@ -319,7 +336,7 @@ int cmd_crypt(const Common& c) {
     }
   });
   sink.commit();
-  summary(c, fmt::format("{} hashed, {} failed ({} backend)", lines.size() - failed, failed, to_string(engine.backend())));
+  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.backend())));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -333,9 +350,9 @@ int cmd_verify(const Common& c) {
     nvtx::Range r("read", nvtx::Color::io);
     input = hash::read_secret_input(c.input);
   }
-  std::vector<LineJob> lines = tab_lines(hash::split_lines(input.view()), "HASH");
+  const auto text_lines = hash::split_lines(input.view());
   std::size_t ok = 0, mismatch = 0;
-  const std::size_t failed = run_jobs("verify", lines, engine, c.quiet, [](LineJob&) {}, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  const std::size_t failed = run_jobs("verify", text_lines.size(), engine, c.quiet, tab_lines(text_lines, "HASH"), [&](const LineJob& lj, const hash::CryptOutcome* out) {
     const char* status = "ERROR";
     if (lj.error.empty()) {
       // The stored hash is the setting; a correct password reproduces it exactly.

@@ -114,6 +114,36 @@ TEST_CASE("passwords: libxcrypt's limits", "[hash][setting]") {
   CHECK(crypt_libxcrypt("$6$x", std::string(511, 'a')).has_value());
 }
 
+TEST_CASE("generated settings in bulk: one shape, distinct salts, every salt character drawn", "[hash][setting]") {
+  for (Method m : {Method::md5crypt, Method::sha512crypt, Method::bcrypt}) {
+    HashOptions o;
+    o.method = m;
+    if (m == Method::sha512crypt) o.rounds = 7000;
+    CHECK(generate_settings(o, 0).empty());
+    const std::vector<std::string> all = generate_settings(o, 3000);
+    REQUIRE(all.size() == 3000);
+    std::set<std::string> distinct(all.begin(), all.end());
+    CHECK(distinct.size() == all.size());
+    std::set<char> chars;
+    for (const std::string& s : all) {
+      CAPTURE(s);
+      const SettingParse p = parse_setting(s);
+      REQUIRE(p.setting);
+      CHECK(p.setting->method == m);
+      CHECK(s.size() == all[0].size());
+      if (m == Method::sha512crypt) CHECK(p.setting->rounds == 7000);
+      if (m == Method::bcrypt) CHECK(p.setting->prefix == s);  // canonical salt as drawn
+      chars.insert(s.end() - 8, s.end());
+    }
+    // 24 000 characters of 6 random bits: a character never drawn means the encoding is off.
+    CHECK(chars.size() == 64);
+  }
+  HashOptions bad;
+  bad.method = Method::bcrypt;
+  bad.cost = 32;
+  CHECK_THROWS_AS(generate_settings(bad, 10), wk::Error);
+}
+
 TEST_CASE("generated settings: right shape, libxcrypt accepts them, salts differ", "[hash][setting]") {
   std::set<std::string> seen;
   for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {

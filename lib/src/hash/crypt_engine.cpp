@@ -7,12 +7,14 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "gpu/gpu_runner.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/hash/crypt.hpp"
 
 namespace wk::hash {
@@ -66,16 +68,19 @@ void run_libxcrypt(std::span<const CryptJob> jobs, std::span<const std::size_t> 
 struct CryptEngine::Impl {
   Backend backend = Backend::cpu;
   unsigned threads = 1;
-  std::unique_ptr<gpu::Runner> gpu;
+  // The GPU runner, created on a helper thread (CUDA context, known-answer self-check) while the
+  // caller reads its input; crypt() waits for it.
+  std::shared_future<std::shared_ptr<gpu::Runner>> gpu;
 };
 
 CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads) : impl_(std::make_unique<Impl>()) {
   impl_->backend = backend;
   impl_->threads = cpu_threads ? cpu_threads : default_threads();
-  if (backend == Backend::gpu) {
-    nvtx::Range r("hash self-check", nvtx::Color::compute);
-    impl_->gpu = std::make_unique<gpu::Runner>();
-  }
+  if (backend == Backend::gpu)
+    impl_->gpu = std::async(std::launch::async, [] {
+                   nvtx::Range r("hash self-check", nvtx::Color::compute);
+                   return std::make_shared<gpu::Runner>();
+                 }).share();
 }
 
 CryptEngine::~CryptEngine() = default;
@@ -85,25 +90,36 @@ unsigned CryptEngine::cpu_threads() const noexcept { return impl_->threads; }
 
 void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress) {
   if (out.size() != jobs.size()) throw Error(ErrorCategory::internal, "CryptEngine::crypt: output size differs from input");
+  // This caller's copy of the shared future (get() on one shared_future object from several
+  // threads at once is not safe). Rethrows the self-check's failure, on every call.
+  std::shared_ptr<gpu::Runner> runner;
+  if (impl_->gpu.valid()) {
+    const auto ready = impl_->gpu;
+    runner = ready.get();
+  }
   std::vector<std::size_t> cpu_jobs;
   std::vector<Setting> settings;  // parsed settings of the GPU jobs
   std::vector<std::size_t> gpu_index;
-  settings.reserve(impl_->gpu ? jobs.size() : 0);
   {
     nvtx::Range r("parse settings", nvtx::Color::compute);
+    std::vector<std::optional<Setting>> parsed(jobs.size());
+    parallel_for(jobs.size(), 4096, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        out[i] = {};
+        if (std::string why = check_password(jobs[i].password); !why.empty()) {
+          out[i].error = std::move(why);
+          continue;
+        }
+        SettingParse p = parse_setting(jobs[i].setting);
+        if (p.setting) parsed[i] = std::move(p.setting);
+        else out[i].error = std::move(p.error);
+      }
+    });
+    settings.reserve(runner ? jobs.size() : 0);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-      out[i] = {};
-      if (std::string why = check_password(jobs[i].password); !why.empty()) {
-        out[i].error = std::move(why);
-        continue;
-      }
-      SettingParse p = parse_setting(jobs[i].setting);
-      if (!p.setting) {
-        out[i].error = std::move(p.error);
-        continue;
-      }
-      if (impl_->gpu && p.setting->method != Method::other) {
-        settings.push_back(std::move(*p.setting));
+      if (!parsed[i]) continue;
+      if (runner && parsed[i]->method != Method::other) {
+        settings.push_back(std::move(*parsed[i]));
         gpu_index.push_back(i);
       } else {
         cpu_jobs.push_back(i);
@@ -124,7 +140,7 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
       std::vector<gpu::PreparedJob> prepared(gpu_index.size());
       for (std::size_t k = 0; k < gpu_index.size(); ++k) prepared[k] = {&settings[k], jobs[gpu_index[k]].password};
       std::vector<std::string> hashes(gpu_index.size());
-      impl_->gpu->run(prepared, hashes, [&](std::size_t n) {
+      runner->run(prepared, hashes, [&](std::size_t n) {
         done.fetch_add(n);
         if (progress) progress(done.load());
       });

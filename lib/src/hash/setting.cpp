@@ -4,6 +4,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -143,52 +144,75 @@ void check_hash_options(const HashOptions& o) {
 }
 
 namespace {
-void random_bytes(unsigned char* out, int n) {
-  if (RAND_bytes(out, n) != 1) throw Error(ErrorCategory::internal, "OpenSSL RAND_bytes failed: no salt could be drawn");
+void random_bytes(unsigned char* out, std::size_t n) {
+  constexpr std::size_t kMaxCall = 1 << 16;  // RAND_bytes takes an int count
+  for (std::size_t at = 0; at < n; at += kMaxCall)
+    if (RAND_bytes(out + at, int(std::min(kMaxCall, n - at))) != 1)
+      throw Error(ErrorCategory::internal, "OpenSSL RAND_bytes failed: no salt could be drawn");
 }
-// n characters of the crypt alphabet, 6 random bits each.
-std::string crypt_salt_chars(int n) {
-  unsigned char bytes[12];
-  const int nbytes = (n * 6 + 7) / 8;
-  random_bytes(bytes, nbytes);
-  std::string out;
+// Appends n characters of the crypt alphabet made of the random bytes at `bytes` (6 bits each,
+// least significant first; (6n + 7) / 8 bytes are read).
+void append_salt_chars(std::string& out, const unsigned char* bytes, int n) {
   std::uint32_t acc = 0;
-  int have = 0, used = 0;
-  while (int(out.size()) < n) {
+  int have = 0;
+  for (int i = 0; i < n; ++i) {
     if (have < 6) {
-      acc |= std::uint32_t(bytes[used++]) << have;
+      acc |= std::uint32_t(*bytes++) << have;
       have += 8;
     }
     out.push_back(hd::crypt_b64_char(acc & 63));
     acc >>= 6;
     have -= 6;
   }
-  return out;
 }
 }  // namespace
 
-std::string generate_setting(const HashOptions& o) {
+std::vector<std::string> generate_settings(const HashOptions& o, std::size_t count) {
   check_hash_options(o);
+  // The fixed text before the salt, and the salt's length and random bytes.
+  std::string head;
+  int salt_chars = 0;
+  std::size_t salt_bytes = 0;
   switch (o.method) {
-    case Method::md5crypt: return "$1$" + crypt_salt_chars(hd::kMaxMd5SaltBytes);
+    case Method::md5crypt:
+      head = "$1$";
+      salt_chars = hd::kMaxMd5SaltBytes;
+      break;
     case Method::sha256crypt:
-    case Method::sha512crypt: {
-      std::string s = o.method == Method::sha256crypt ? "$5$" : "$6$";
-      if (o.rounds) s += "rounds=" + std::to_string(*o.rounds) + "$";
-      return s + crypt_salt_chars(hd::kMaxShaSaltBytes);
-    }
+    case Method::sha512crypt:
+      head = o.method == Method::sha256crypt ? "$5$" : "$6$";
+      if (o.rounds) head += "rounds=" + std::to_string(*o.rounds) + "$";
+      salt_chars = hd::kMaxShaSaltBytes;
+      break;
     case Method::bcrypt: {
-      unsigned char salt[16];
-      random_bytes(salt, 16);
-      char chars[23] = {};
-      hd::bcrypt_b64_encode(chars, salt, 16);
-      char head[8];
-      std::snprintf(head, sizeof head, "$2%c$%02u$", o.bcrypt_variant, o.cost);
-      return std::string(head) + std::string(chars, 22);
+      char text[8];
+      std::snprintf(text, sizeof text, "$2%c$%02u$", o.bcrypt_variant, o.cost);
+      head = text;
+      salt_bytes = 16;  // 128 bits, in bcrypt's own base-64 (22 characters)
+      break;
     }
-    case Method::other: break;
+    case Method::other: throw Error(ErrorCategory::usage, "hash: unsupported method");
   }
-  throw Error(ErrorCategory::usage, "hash: unsupported method");
+  if (salt_chars) salt_bytes = std::size_t(salt_chars * 6 + 7) / 8;
+  std::vector<unsigned char> random(salt_bytes * count);
+  random_bytes(random.data(), random.size());
+  std::vector<std::string> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string& s = out[i];
+    const unsigned char* r = random.data() + i * salt_bytes;
+    s.reserve(head.size() + 22);
+    s = head;
+    if (o.method == Method::bcrypt) {
+      char chars[23] = {};
+      hd::bcrypt_b64_encode(chars, r, 16);
+      s.append(chars, 22);
+    } else {
+      append_salt_chars(s, r, salt_chars);
+    }
+  }
+  return out;
 }
+
+std::string generate_setting(const HashOptions& o) { return std::move(generate_settings(o, 1)[0]); }
 
 }  // namespace wk::hash

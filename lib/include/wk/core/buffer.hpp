@@ -36,6 +36,41 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+// Device memory from the stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on one
+// stream): unlike cudaMalloc / cudaFree, allocating and freeing never wait for the whole device,
+// so work on other streams keeps running. Freed in stream order when destroyed.
+template <class T>
+class StreamBuffer {
+ public:
+  StreamBuffer() = default;
+  StreamBuffer(std::size_t count, cudaStream_t stream) : count_(count), stream_(stream) {
+    if (count) WK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), count * sizeof(T), stream));
+  }
+  ~StreamBuffer() { if (ptr_) cudaFreeAsync(ptr_, stream_); }
+  StreamBuffer(StreamBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_) {}
+  StreamBuffer& operator=(StreamBuffer&& o) noexcept {
+    if (this != &o) {
+      this->~StreamBuffer();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+      stream_ = o.stream_;
+    }
+    return *this;
+  }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
 template <class T>
 class PinnedBuffer {
  public:

@@ -38,8 +38,9 @@ using ProgressFn = std::function<void(std::size_t done)>;
 
 class CryptEngine {
  public:
-  // GPU: selects device 0, creates its stream and runs every format's known-answer self-check
-  // (throws wk::Error{internal} when the device gives a wrong answer). threads = 0: all cores.
+  // GPU: starts the device side on a helper thread (CUDA context on device 0, every format's
+  // known-answer self-check) and returns; crypt() waits for it and throws wk::Error{internal} when
+  // the device gave a wrong answer. threads = 0: all cores.
   explicit CryptEngine(Backend backend, unsigned cpu_threads = 0);
   ~CryptEngine();
   CryptEngine(const CryptEngine&) = delete;

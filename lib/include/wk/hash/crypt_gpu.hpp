@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wk/core/buffer.hpp"
 #include "wk/hash/setting.hpp"
 
 namespace wk::hash::gpu {
@@ -53,15 +54,35 @@ Variant default_variant(Method method);
 Variant parse_variant(Method method, std::string_view name);
 const char* variant_name(Variant v) noexcept;
 
+// Pinned host buffers kept for reuse by the batches of one engine: allocating or freeing pinned
+// memory waits for the whole device, which would stall the kernels of the other batches in
+// flight. Thread-safe. Buffers come back wiped (DeviceBatch wipes its staging before giving it).
+class PinnedPool {
+ public:
+  PinnedPool();
+  ~PinnedPool();
+  PinnedPool(const PinnedPool&) = delete;
+  PinnedPool& operator=(const PinnedPool&) = delete;
+  // A buffer of at least `bytes` bytes: the smallest free one that fits, else a new one.
+  PinnedBuffer<std::uint8_t> take(std::size_t bytes);
+  void give(PinnedBuffer<std::uint8_t>&& buffer);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Jobs of one method, packed, uploaded and computed on the device. Every buffer that held password
 // bytes or values derived from them (host staging, device passwords, P/S sequences, templates,
 // round state) is wiped when the batch is destroyed.
 class DeviceBatch {
  public:
   // settings[i] must be parsed and of `method`; passwords[i] checked (check_password).
-  // Asynchronous on `stream` (uploads from pinned staging).
+  // Asynchronous on `stream` (uploads from pinned staging; device memory from the stream-ordered
+  // allocator). `pool`: where the pinned buffers come from and go back to (none: allocated and
+  // freed by the batch). Every later call must use the same stream.
   DeviceBatch(Method method, std::span<const Setting* const> settings, std::span<const std::string_view> passwords,
-              Variant variant, cudaStream_t stream);
+              Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
   ~DeviceBatch();
   DeviceBatch(const DeviceBatch&) = delete;
   DeviceBatch& operator=(const DeviceBatch&) = delete;
@@ -85,8 +106,8 @@ class DeviceBatch {
   std::unique_ptr<Impl> impl_;
 };
 
-// Runs every method's known-answer pairs through DeviceBatch with `variant` (or each method's
-// default) and returns a description of the first mismatch, or an empty string.
-std::string self_check(cudaStream_t stream);
+// Runs every method's known-answer pairs through DeviceBatch with each method's default rung, all
+// at once (a stream each), and returns a description of the first mismatch, or an empty string.
+std::string self_check();
 
 }  // namespace wk::hash::gpu

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wk::hash {
 
@@ -63,5 +64,8 @@ void check_hash_options(const HashOptions& options);
 // A fresh setting with a random salt (16 characters for sha-crypt, 8 for md5crypt, 128 bits for
 // bcrypt) from OpenSSL's RAND_bytes. Throws wk::Error{internal} if the CSPRNG fails.
 std::string generate_setting(const HashOptions& options);
+// `count` fresh settings, the salts drawn with one RAND_bytes call per few thousand (what wk-hash
+// draws per slice of input; one call per salt costs more than the formatting).
+std::vector<std::string> generate_settings(const HashOptions& options, std::size_t count);
 
 }  // namespace wk::hash

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <tuple>
 
 #include "crypt_launch.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/hash/crypt_gpu.hpp"
 #include "wk/hash/hd/bcrypt.hpp"
@@ -64,19 +66,60 @@ struct Staging {
 };
 
 template <class T>
-void upload(DeviceBuffer<T>& dst, const PinnedBuffer<std::uint8_t>& staging, const Staging& layout, std::size_t part,
+void upload(StreamBuffer<T>& dst, const PinnedBuffer<std::uint8_t>& staging, const Staging& layout, std::size_t part,
             cudaStream_t stream) {
   const auto [off, bytes] = layout.parts[part];
-  dst = DeviceBuffer<T>(std::max<std::size_t>(1, bytes / sizeof(T)));
+  dst = StreamBuffer<T>(std::max<std::size_t>(1, bytes / sizeof(T)), stream);
   if (bytes) WK_CUDA_CHECK(cudaMemcpyAsync(dst.get(), staging.get() + off, bytes, cudaMemcpyHostToDevice, stream));
 }
 
 template <class T>
-void wipe_device(DeviceBuffer<T>& d, cudaStream_t stream) {
+void wipe_device(StreamBuffer<T>& d, cudaStream_t stream) {
   if (d.get()) cudaMemsetAsync(d.get(), 0, d.bytes(), stream);
 }
 
+// Host loops over a batch's jobs run on all cores in chunks of this many jobs.
+constexpr std::size_t kHostGrain = 8192;
+
 }  // namespace
+
+// ---- PinnedPool ---------------------------------------------------------------------------------
+struct PinnedPool::Impl {
+  std::mutex mutex;
+  std::vector<PinnedBuffer<std::uint8_t>> free;  // at most kKeep, smallest first
+  static constexpr std::size_t kKeep = 8;
+};
+
+PinnedPool::PinnedPool() : impl_(std::make_unique<Impl>()) {}
+PinnedPool::~PinnedPool() = default;
+
+PinnedBuffer<std::uint8_t> PinnedPool::take(std::size_t bytes) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    auto& f = impl_->free;
+    for (auto it = f.begin(); it != f.end(); ++it)
+      if (it->bytes() >= bytes) {
+        PinnedBuffer<std::uint8_t> b = std::move(*it);
+        f.erase(it);
+        return b;
+      }
+  }
+  // A quarter more than asked, so that the next slice's slightly larger batch fits too.
+  return PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, bytes + bytes / 4));
+}
+
+void PinnedPool::give(PinnedBuffer<std::uint8_t>&& buffer) {
+  if (!buffer.get()) return;
+  PinnedBuffer<std::uint8_t> dropped;  // freed outside the lock
+  std::lock_guard lock(impl_->mutex);
+  auto& f = impl_->free;
+  const auto at = std::find_if(f.begin(), f.end(), [&](const auto& b) { return b.bytes() >= buffer.bytes(); });
+  f.insert(at, std::move(buffer));
+  if (f.size() > Impl::kKeep) {
+    dropped = std::move(f.front());
+    f.erase(f.begin());
+  }
+}
 
 std::span<const VariantInfo> variants(Method method) {
   if (method == Method::bcrypt) return kBcryptVariants;
@@ -111,24 +154,26 @@ struct DeviceBatch::Impl {
   Variant variant = Variant::reference;
   cudaStream_t stream = nullptr;
   std::size_t n = 0;
+  PinnedPool* pool = nullptr;
   std::vector<std::uint32_t> order;  // order[p] = input index of the job at packed position p
-  std::vector<std::string> prefix;   // by input index
+  std::string prefixes;              // every job's prefix, back to back in input order
+  std::vector<std::uint32_t> prefix_end;  // job i's prefix ends at prefix_end[i]
   int hash_chars = 0;
   PinnedBuffer<std::uint8_t> staging;
-  PinnedBuffer<char> h_out;
-  DeviceBuffer<char> d_out;
+  PinnedBuffer<std::uint8_t> h_out;
+  StreamBuffer<char> d_out;
 
   // md5crypt / sha-crypt
-  DeviceBuffer<std::uint8_t> d_pw, d_salt, d_sl, d_pseq, d_sseq;
-  DeviceBuffer<std::uint32_t> d_pw_off, d_rounds, d_state, d_tmpl;
-  DeviceBuffer<std::uint16_t> d_pl;
+  StreamBuffer<std::uint8_t> d_pw, d_salt, d_sl, d_pseq, d_sseq;
+  StreamBuffer<std::uint32_t> d_pw_off, d_rounds, d_state, d_tmpl;
+  StreamBuffer<std::uint16_t> d_pl;
   std::vector<ShaRange> ranges;
   std::vector<std::uint32_t> range_rounds;  // the largest round count in each range
   ShaBatch sha;
 
   // bcrypt
-  DeviceBuffer<std::uint8_t> d_bpw, d_bpl, d_cost, d_flags;
-  DeviceBuffer<std::uint32_t> d_bsalt, d_bstate;
+  StreamBuffer<std::uint8_t> d_bpw, d_bpl, d_cost, d_flags;
+  StreamBuffer<std::uint32_t> d_bsalt, d_bstate;
   BcryptBatch bc;
   std::uint64_t max_iterations = 0;
 
@@ -137,6 +182,9 @@ struct DeviceBatch::Impl {
 
   void pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
   void pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
+  PinnedBuffer<std::uint8_t> pinned(std::size_t bytes) {
+    return pool ? pool->take(bytes) : PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, bytes));
+  }
   void wipe() noexcept;
 };
 
@@ -146,52 +194,76 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
   // Kernel configuration of each job: the first block configuration that fits, else reference.
   std::vector<int> cfg(n, -1);
   if (variant != Variant::reference)
-    for (std::size_t i = 0; i < n; ++i) {
-      const int pl = int(passwords[i].size()), sl = int(settings[i]->salt.size());
-      for (int c = 0; c < k.config_count; ++c)
-        if (k.fits(k.configs[c], pl, sl)) {
-          cfg[i] = c;
-          break;
-        }
-    }
-  order.resize(n);
-  std::iota(order.begin(), order.end(), 0u);
+    parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const int pl = int(passwords[i].size()), sl = int(settings[i]->salt.size());
+        for (int c = 0; c < k.config_count; ++c)
+          if (k.fits(k.configs[c], pl, sl)) {
+            cfg[i] = c;
+            break;
+          }
+      }
+    });
+  // Packed order: by configuration and (grouped rungs) by password length, salt length and round
+  // count, stable. A counting sort on (configuration, password length, salt length) -- one pass
+  // whatever the batch size --, then a stable sort by rounds inside each group whose round counts
+  // differ (rare: they are equal unless the settings ask otherwise).
   const bool grouped = variant == Variant::blocks_global || variant == Variant::blocks_shared;
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (cfg[a] != cfg[b]) return cfg[a] < cfg[b];
-    if (!grouped) return false;
-    const auto ka = std::make_tuple(passwords[a].size(), settings[a]->salt.size(), settings[a]->rounds);
-    const auto kb = std::make_tuple(passwords[b].size(), settings[b]->salt.size(), settings[b]->rounds);
-    return ka < kb;
-  });
+  auto key = [&](std::size_t i) -> std::size_t {
+    const std::size_t c = std::size_t(cfg[i] + 1);  // 0..config_count
+    if (!grouped) return c;
+    return (c << 14) | (passwords[i].size() << 5) | settings[i]->salt.size();  // 511 bytes, 16 chars at most
+  };
+  {
+    const std::size_t buckets = std::size_t(k.config_count + 1) << (grouped ? 14 : 0);
+    std::vector<std::uint32_t> start(buckets + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) ++start[key(i) + 1];
+    for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+    order.resize(n);
+    for (std::size_t i = 0; i < n; ++i) order[start[key(i)]++] = std::uint32_t(i);
+    if (grouped)
+      for (std::size_t p = 0; p < n;) {
+        std::size_t q = p + 1;
+        bool uniform = true;
+        while (q < n && key(order[q]) == key(order[p])) {
+          uniform &= settings[order[q]]->rounds == settings[order[p]]->rounds;
+          ++q;
+        }
+        if (!uniform)
+          std::stable_sort(order.begin() + std::ptrdiff_t(p), order.begin() + std::ptrdiff_t(q),
+                           [&](std::uint32_t a, std::uint32_t b) { return settings[a]->rounds < settings[b]->rounds; });
+        p = q;
+      }
+  }
 
   // Packed layout.
-  std::size_t pw_total = 0;
-  for (const auto& p : passwords) pw_total += p.size();
+  std::vector<std::size_t> pw_at(n + 1, 0);  // password offsets in packed order
+  for (std::size_t p = 0; p < n; ++p) pw_at[p + 1] = pw_at[p] + passwords[order[p]].size();
+  const std::size_t pw_total = pw_at[n];
   Staging lay;
   const std::size_t p_pw = lay.add(pw_total), p_off = lay.add(4 * n), p_pl = lay.add(2 * n), p_salt = lay.add(16 * n),
                     p_sl = lay.add(n), p_rounds = lay.add(4 * n);
-  staging = PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, lay.total));
+  staging = pinned(lay.total);
   std::uint8_t* h = staging.get();
   auto* off = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_off].first);
   auto* pl = reinterpret_cast<std::uint16_t*>(h + lay.parts[p_pl].first);
   std::uint8_t* salt = h + lay.parts[p_salt].first;
   std::uint8_t* sl = h + lay.parts[p_sl].first;
   auto* rounds = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_rounds].first);
-  std::memset(salt, 0, 16 * n);
-  std::size_t pos = 0;
-  for (std::size_t p = 0; p < n; ++p) {
-    const std::uint32_t i = order[p];
-    const std::string_view pw = passwords[i];
-    std::memcpy(h + lay.parts[p_pw].first + pos, pw.data(), pw.size());
-    off[p] = std::uint32_t(pos);
-    pl[p] = std::uint16_t(pw.size());
-    pos += pw.size();
-    const std::string& s = settings[i]->salt;
-    std::memcpy(salt + 16 * p, s.data(), s.size());
-    sl[p] = std::uint8_t(s.size());
-    rounds[p] = settings[i]->rounds;
-  }
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::memset(salt + 16 * begin, 0, 16 * (end - begin));
+    for (std::size_t p = begin; p < end; ++p) {
+      const std::uint32_t i = order[p];
+      const std::string_view pw = passwords[i];
+      std::memcpy(h + lay.parts[p_pw].first + pw_at[p], pw.data(), pw.size());
+      off[p] = std::uint32_t(pw_at[p]);
+      pl[p] = std::uint16_t(pw.size());
+      const std::string& s = settings[i]->salt;
+      std::memcpy(salt + 16 * p, s.data(), s.size());
+      sl[p] = std::uint8_t(s.size());
+      rounds[p] = settings[i]->rounds;
+    }
+  });
   // Ranges of equal configuration, each with its slice of the template buffer.
   std::size_t tmpl_words = 0;
   for (std::size_t p = 0; p < n;) {
@@ -219,10 +291,10 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
   upload(d_salt, staging, lay, p_salt, stream);
   upload(d_sl, staging, lay, p_sl, stream);
   upload(d_rounds, staging, lay, p_rounds, stream);
-  d_state = DeviceBuffer<std::uint32_t>(std::size_t(k.digest_bytes / 4) * n);
-  d_pseq = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total));
-  d_sseq = DeviceBuffer<std::uint8_t>(16 * n);
-  d_tmpl = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, tmpl_words));
+  d_state = StreamBuffer<std::uint32_t>(std::size_t(k.digest_bytes / 4) * n, stream);
+  d_pseq = StreamBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total), stream);
+  d_sseq = StreamBuffer<std::uint8_t>(16 * n, stream);
+  d_tmpl = StreamBuffer<std::uint32_t>(std::max<std::size_t>(1, tmpl_words), stream);
   std::size_t at = 0;
   for (ShaRange& r : ranges) {
     r.tmpl = d_tmpl.get() + at;
@@ -251,7 +323,7 @@ void DeviceBatch::Impl::pack_bcrypt(std::span<const Setting* const> settings, st
   Staging lay;
   const std::size_t p_pw = lay.add(kBcryptKeySlot * n), p_pl = lay.add(n), p_salt = lay.add(16 * n), p_cost = lay.add(n),
                     p_flags = lay.add(n);
-  staging = PinnedBuffer<std::uint8_t>(lay.total);
+  staging = pinned(lay.total);
   std::uint8_t* h = staging.get();
   std::memset(h, 0, lay.total);
   auto* salt = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_salt].first);
@@ -295,10 +367,14 @@ void DeviceBatch::Impl::wipe() noexcept {
   wipe_device(d_bstate, stream);
   cudaStreamSynchronize(stream);
   if (staging.get()) OPENSSL_cleanse(staging.get(), staging.bytes());
+  if (pool) {
+    pool->give(std::move(staging));
+    pool->give(std::move(h_out));
+  }
 }
 
 DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings, std::span<const std::string_view> passwords,
-                         Variant variant, cudaStream_t stream)
+                         Variant variant, cudaStream_t stream, PinnedPool* pool)
     : impl_(std::make_unique<Impl>()) {
   if (settings.size() != passwords.size()) throw Error(ErrorCategory::internal, "DeviceBatch: settings and passwords differ in count");
   nvtx::Range r("pack", nvtx::Color::transfer, std::int64_t(settings.size()));
@@ -306,17 +382,19 @@ DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings
   m.method = method;
   m.variant = variant;
   m.stream = stream;
+  m.pool = pool;
   m.n = settings.size();
   bool known = false;
   for (const auto& v : variants(method)) known |= v.variant == variant;
   if (!known) throw Error(ErrorCategory::usage, std::string("variant ") + variant_name(variant) + " does not apply to " + method_name(method));
-  m.prefix.resize(m.n);
+  m.prefix_end.resize(m.n);
   for (std::size_t i = 0; i < m.n; ++i) {
     if (settings[i]->method != method) throw Error(ErrorCategory::internal, "DeviceBatch: mixed methods");
-    m.prefix[i] = settings[i]->prefix;
+    m.prefixes += settings[i]->prefix;
+    m.prefix_end[i] = std::uint32_t(m.prefixes.size());
   }
   if (m.n == 0) return;
-  m.d_out = DeviceBuffer<char>(std::size_t(kOutStride) * m.n);
+  m.d_out = StreamBuffer<char>(std::size_t(kOutStride) * m.n, stream);
   // Only the hash characters of each slot are written; zero the rest so the copy back reads
   // initialized memory (compute-sanitizer initcheck).
   WK_CUDA_CHECK(cudaMemsetAsync(m.d_out.get(), 0, m.d_out.bytes(), stream));
@@ -357,7 +435,7 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
                                 : m.variant == Variant::bcrypt_packed       ? BcryptKernel::packed
                                                                             : BcryptKernel::shared;
     if (chunk < m.max_iterations && !m.d_bstate.get()) {
-      m.d_bstate = DeviceBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n);
+      m.d_bstate = StreamBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n, m.stream);
       m.bc.state = m.d_bstate.get();
     }
     for (std::uint64_t it0 = 0; it0 < m.max_iterations; it0 += chunk) {
@@ -395,15 +473,20 @@ void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
   out.assign(m.n, {});
   if (m.n == 0) return;
   nvtx::Range r("d2h", nvtx::Color::transfer);
-  if (!m.h_out.get()) m.h_out = PinnedBuffer<char>(std::size_t(kOutStride) * m.n);
+  if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(kOutStride) * m.n);
   WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
   WK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::size_t p = 0; p < m.n; ++p) {
-    const std::uint32_t i = m.order[p];
-    out[i].reserve(m.prefix[i].size() + m.hash_chars);
-    out[i] = m.prefix[i];
-    out[i].append(m.h_out.get() + p * kOutStride, m.hash_chars);
-  }
+  const char* text = reinterpret_cast<const char*>(m.h_out.get());
+  parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t p = begin; p < end; ++p) {
+      const std::uint32_t i = m.order[p];
+      const std::size_t from = i ? m.prefix_end[i - 1] : 0;
+      std::string& s = out[i];
+      s.reserve(m.prefix_end[i] - from + std::size_t(m.hash_chars));
+      s.assign(m.prefixes, from, m.prefix_end[i] - from);
+      s.append(text + p * kOutStride, std::size_t(m.hash_chars));
+    }
+  });
 }
 
 }  // namespace wk::hash::gpu

@@ -1,0 +1,132 @@
+#include "wk/core/parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wk {
+
+namespace {
+
+// One parallel_for call: chunks are claimed through `next`; the caller waits for `finished` to
+// reach `chunks`. Shared with the pool's queue entries, which may outlive the call's wait (an
+// entry taken after every chunk was claimed just returns).
+struct Loop {
+  std::size_t n = 0, grain = 1, chunks = 0;
+  const std::function<void(std::size_t, std::size_t)>* fn = nullptr;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> finished{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;  // the first one, guarded by mutex
+  std::mutex mutex;
+  std::condition_variable done;
+
+  // Claims and runs chunks until none is left.
+  void work() {
+    for (;;) {
+      const std::size_t c = next.fetch_add(1);
+      if (c >= chunks) return;
+      if (!failed.load(std::memory_order_relaxed)) {
+        try {
+          const std::size_t begin = c * grain;
+          (*fn)(begin, std::min(n, begin + grain));
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!error) error = std::current_exception();
+          failed = true;
+        }
+      }
+      if (finished.fetch_add(1) + 1 == chunks) {
+        std::lock_guard lock(mutex);
+        done.notify_all();
+      }
+    }
+  }
+};
+
+class Pool {
+ public:
+  Pool() {
+    const unsigned hw = std::thread::hardware_concurrency();
+    const unsigned workers = hw > 1 ? hw - 1 : 0;
+    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  unsigned workers() const noexcept { return unsigned(threads_.size()); }
+
+  void post(const std::shared_ptr<Loop>& loop, std::size_t copies) {
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < copies; ++i) queue_.push_back(loop);
+    }
+    if (copies == 1) wake_.notify_one();
+    else wake_.notify_all();
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::shared_ptr<Loop> loop;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_ && queue_.empty()) return;
+        loop = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      loop->work();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<Loop>> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+unsigned parallel_threads() noexcept { return pool().workers() + 1; }
+
+void parallel_for(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& fn) {
+  if (n == 0) return;
+  grain = std::max<std::size_t>(1, grain);
+  const std::size_t chunks = (n + grain - 1) / grain;
+  if (chunks == 1 || pool().workers() == 0) {
+    fn(0, n);
+    return;
+  }
+  auto loop = std::make_shared<Loop>();
+  loop->n = n;
+  loop->grain = grain;
+  loop->chunks = chunks;
+  loop->fn = &fn;
+  pool().post(loop, std::min<std::size_t>(chunks - 1, pool().workers()));
+  loop->work();
+  {
+    std::unique_lock lock(loop->mutex);
+    loop->done.wait(lock, [&] { return loop->finished.load() == chunks; });
+  }
+  if (loop->error) std::rethrow_exception(loop->error);
+}
+
+}  // namespace wk
