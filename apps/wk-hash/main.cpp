@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <future>
+#include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app_common.hpp"
@@ -120,18 +123,22 @@ std::size_t slice_lines() {
 }
 
 // Runs the input lines through the engine in slices (progress shows, memory stays bounded: only
-// the slices in flight hold their jobs) with a pipeline: up to two slices are in the engine at
-// once on worker threads (the engine's host work for one -- parsing settings, packing the batch,
-// formatting results -- overlaps the other's kernels), while this thread builds the next slice's
-// jobs -- build(first, lines) fills the LineJobs of input lines first.. first + lines.size() - 1
-// (0-based), called on all cores for chunks of the slice: split the line, draw salts -- and
-// writes finished slices (emit(job, outcome)) in input order. Returns the number of failed lines
-// (malformed or rejected).
+// the slices in flight hold their jobs) with a pipeline of three stages:
+//   this thread   builds slice i's jobs -- build(first, lines) fills the LineJobs of input lines
+//                 first .. first + lines.size() - 1 (0-based); called on all cores for chunks of
+//                 the slice: split the line, draw salts -- and starts it in the engine;
+//   the engine    up to kInEngine slices at once, each on its own thread (the engine's host work
+//                 for one -- parsing settings, packing the batch, formatting results -- overlaps
+//                 the others' kernels);
+//   a writer      waits for the slices in input order, reports their failed lines, writes them
+//                 (emit(job, outcome)) and draws the progress line.
+// Returns the number of failed lines (malformed or rejected).
 template <class Build, class Emit>
 std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine& engine, bool quiet, Build build,
                      Emit emit) {
   const std::size_t kSlice = slice_lines();
-  constexpr std::size_t kInEngine = 2;  // slices computing at once
+  constexpr std::size_t kInEngine = 3;             // slices computing at once
+  constexpr std::size_t kRing = kInEngine + 2;     // + one being built, one being written
   struct Slice {
     std::size_t begin = 0, end = 0;  // input lines, 0-based
     std::vector<LineJob> lines;
@@ -158,6 +165,11 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
         sl.index.push_back(i);
       }
     sl.outcomes.assign(sl.jobs.size(), {});
+    sl.done = 0;
+    sl.running = std::async(std::launch::async, [&engine, &sl, what] {
+      nvtx::Range r(what, nvtx::Color::compute, std::int64_t(sl.begin));
+      engine.crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { sl.done = done; });
+    });
   };
 
   app::Progress progress(line_count, "pw", !quiet);
@@ -165,20 +177,11 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
   auto show = [&](std::size_t upto) {
     for (; shown < upto; ++shown) progress.step();
   };
-  auto start = [&](Slice& sl) {
-    sl.done = 0;
-    sl.running = std::async(std::launch::async, [&engine, &sl, what] {
-      nvtx::Range r(what, nvtx::Color::compute, std::int64_t(sl.begin));
-      engine.crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { sl.done = done; });
-    });
-  };
-  auto finish = [&](Slice& sl) {
-    // Progress is drawn from this thread only, from the oldest slice's counter.
+  auto write = [&](Slice& sl) {
+    // Progress comes from the oldest slice's counter while it computes.
     while (sl.running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
       show(sl.begin + std::min(sl.done.load(), sl.end - sl.begin));
     sl.running.get();
-  };
-  auto write = [&](Slice& sl) {
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
     std::size_t k = 0;
     for (std::size_t i = 0; i < sl.lines.size(); ++i) {
@@ -193,38 +196,100 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
       emit(lj, out);
     }
     show(sl.end);
-    // The slice's jobs are done with: free them (their settings and outcomes) before the next.
+    // Done with the slice's jobs: free them (settings, outcomes) before the slot is reused.
     sl.lines = {};
     sl.jobs = {};
     sl.index = {};
     sl.outcomes = {};
   };
 
-  if (line_count == 0) return 0;
-  // Ring of slices: [oldest, oldest + in_flight) are in the engine; one more is being prepared.
-  Slice ring[kInEngine + 1];
-  std::size_t oldest = 0, in_flight = 0, next_line = 0;
-  auto launch_next = [&] {
-    Slice& sl = ring[(oldest + in_flight) % (kInEngine + 1)];
-    fill(sl, next_line);
-    next_line = sl.end;
-    start(sl);
-    ++in_flight;
+  const std::size_t slices = (line_count + kSlice - 1) / kSlice;
+  Slice ring[kRing];  // slice i in ring[i % kRing]
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t launched = 0, written = 0;
+  bool stop = false;  // set by either side on an exception
+  std::exception_ptr writer_error;
+  std::thread writer([&] {
+    try {
+      for (std::size_t w = 0; w < slices; ++w) {
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return stop || launched > w; });
+          if (launched <= w) return;
+        }
+        write(ring[w % kRing]);
+        {
+          std::lock_guard lock(mutex);
+          written = w + 1;
+        }
+        changed.notify_all();
+      }
+    } catch (...) {
+      writer_error = std::current_exception();
+      std::lock_guard lock(mutex);
+      stop = true;
+      changed.notify_all();
+    }
+  });
+  // Whatever happens here, the writer ends and is joined before the ring goes (each slice's
+  // future then waits for its engine thread when destroyed).
+  struct Join {
+    std::thread& t;
+    std::mutex& m;
+    std::condition_variable& cv;
+    bool& stop;
+    ~Join() {
+      {
+        std::lock_guard lock(m);
+        stop = true;
+      }
+      cv.notify_all();
+      t.join();
+    }
   };
-  // On an exception, each slice's std::async future waits for its worker when destroyed, before
-  // the slice's buffers go.
-  while (next_line < line_count && in_flight < kInEngine) launch_next();
-  while (in_flight > 0) {
-    Slice& done = ring[oldest % (kInEngine + 1)];
-    finish(done);
-    --in_flight;
-    ++oldest;
-    if (next_line < line_count) launch_next();  // before writing: the engine never waits on output
-    write(done);
+  {
+    Join join{writer, mutex, changed, stop};
+    for (std::size_t i = 0; i < slices; ++i) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stop || i < written + kInEngine + 1; });
+        if (stop) break;
+      }
+      fill(ring[i % kRing], i * kSlice);
+      {
+        std::lock_guard lock(mutex);
+        launched = i + 1;
+      }
+      changed.notify_all();
+    }
+    // Let the writer finish every launched slice (the Join sets `stop` only afterwards).
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return stop || written == launched; });
   }
+  if (writer_error) std::rethrow_exception(writer_error);
   progress.finish();
   return failed;
 }
+
+// The input: a named file is read on a helper thread from construction on (overlapping the choice
+// of backend, whose GPU probe creates the CUDA context); standard input only in get(), so that a
+// usage error shows at once on a terminal rather than after Ctrl-D.
+class InputReader {
+ public:
+  explicit InputReader(const std::string& path) : path_(path) {
+    if (!path_.empty() && path_ != "-")
+      pending_ = std::async(std::launch::async, [p = path_] { return hash::read_secret_input(p); });
+  }
+  hash::SecretBuffer get() {
+    nvtx::Range r("read", nvtx::Color::io);
+    return pending_.valid() ? pending_.get() : hash::read_secret_input(path_);
+  }
+
+ private:
+  std::string path_;
+  std::future<hash::SecretBuffer> pending_;
+};
 
 hash::CryptEngine make_engine(const Common& c) {
   const BackendSelection sel = app::choose_backend(kProg, c.device, c.quiet);
@@ -253,12 +318,9 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
 
   nvtx::Range app_range("wk-hash hash");
   app::OutputSink sink(c.output);
+  InputReader reader(c.input);
   hash::CryptEngine engine = make_engine(c);
-  hash::SecretBuffer input;
-  {
-    nvtx::Range r("read", nvtx::Color::io);
-    input = hash::read_secret_input(c.input);
-  }
+  const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
   // Per chunk of a slice: split user:password, check the password, draw fresh salts in bulk.
   auto build = [&](std::size_t first, std::span<LineJob> lines) {
@@ -318,12 +380,9 @@ auto tab_lines(const std::vector<std::string_view>& text_lines, const char* firs
 int cmd_crypt(const Common& c) {
   nvtx::Range app_range("wk-hash crypt");
   app::OutputSink sink(c.output);
+  InputReader reader(c.input);
   hash::CryptEngine engine = make_engine(c);
-  hash::SecretBuffer input;
-  {
-    nvtx::Range r("read", nvtx::Color::io);
-    input = hash::read_secret_input(c.input);
-  }
+  const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
   const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, c.quiet, tab_lines(text_lines, "SETTING"), [&](const LineJob& lj, const hash::CryptOutcome* out) {
     if (c.json) {
@@ -344,12 +403,9 @@ int cmd_crypt(const Common& c) {
 int cmd_verify(const Common& c) {
   nvtx::Range app_range("wk-hash verify");
   app::OutputSink sink(c.output);
+  InputReader reader(c.input);
   hash::CryptEngine engine = make_engine(c);
-  hash::SecretBuffer input;
-  {
-    nvtx::Range r("read", nvtx::Color::io);
-    input = hash::read_secret_input(c.input);
-  }
+  const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
   std::size_t ok = 0, mismatch = 0;
   const std::size_t failed = run_jobs("verify", text_lines.size(), engine, c.quiet, tab_lines(text_lines, "HASH"), [&](const LineJob& lj, const hash::CryptOutcome* out) {

@@ -1,6 +1,7 @@
 #pragma once
 // Where wk-hash writes: standard output, or a file replaced atomically (a temporary file in the
 // same folder, renamed over the target only when everything was written).
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -32,6 +33,7 @@ class OutputSink {
   bool is_stdout_ = true;
   bool committed_ = false;
   std::string buffer_;
+  std::uint64_t written_ = 0, synced_ = 0;  // bytes written; bytes whose writeback was started
   io::TemporaryRegistration registered_;  // so an interrupt handler can remove temp_
   void flush_buffer();
 };

@@ -2,14 +2,19 @@
 
 #include <openssl/crypto.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
 
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 
 namespace wk::hash {
 
@@ -64,32 +69,57 @@ SecretBuffer read_secret_input(const std::filesystem::path& path) {
   if (!f) throw Error(ErrorCategory::io, name + ": cannot open: " + std::strerror(errno));
   if (!use_stdin) std::setvbuf(f, nullptr, _IONBF, 0);  // no stdio buffer holding password bytes
   SecretBuffer out;
-  char chunk[1 << 16];
+  // A regular file's size is known: one allocation, no regrowth copies.
+  struct stat st {};
+  if (!use_stdin && ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    out.reserve(std::size_t(st.st_size) + 1);
+  constexpr std::size_t kChunk = std::size_t(1) << 20;
+  std::unique_ptr<char[]> chunk(new char[kChunk]);
   for (;;) {
-    const std::size_t n = std::fread(chunk, 1, sizeof chunk, f);
-    out.append(chunk, n);
-    if (n < sizeof chunk) break;
+    const std::size_t n = std::fread(chunk.get(), 1, kChunk, f);
+    out.append(chunk.get(), n);
+    if (n < kChunk) break;
   }
   const bool failed = std::ferror(f) != 0;
   const int err = errno;
-  OPENSSL_cleanse(chunk, sizeof chunk);
+  OPENSSL_cleanse(chunk.get(), kChunk);
   if (!use_stdin) std::fclose(f);
   if (failed) throw Error(ErrorCategory::io, name + ": read error: " + std::strerror(err));
   return out;
 }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    const std::size_t next = end == std::string_view::npos ? text.size() : end + 1;
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    pos = next;
-  }
+  // Two passes on all cores: count the lines of each piece, then fill each piece's share.
+  constexpr std::size_t kPiece = std::size_t(1) << 20;
+  const std::size_t pieces = (text.size() + kPiece - 1) / kPiece;
+  std::vector<std::size_t> first(pieces + 1, 0);  // lines starting in piece p: first[p]..first[p + 1]
+  auto starts_line = [&](std::size_t at) { return at == 0 || text[at - 1] == '\n'; };
+  parallel_for(pieces, 1, [&](std::size_t p, std::size_t) {
+    const std::size_t begin = p * kPiece, end = std::min(text.size(), begin + kPiece);
+    std::size_t count = starts_line(begin) ? 1 : 0;
+    for (const char* c = text.data() + begin; (c = static_cast<const char*>(std::memchr(c, '\n', std::size_t(text.data() + end - c))));)
+      if (++c < text.data() + text.size() && c < text.data() + end) ++count;
+    first[p + 1] = count;
+  });
+  for (std::size_t p = 0; p < pieces; ++p) first[p + 1] += first[p];
+  std::vector<std::string_view> lines(first[pieces]);
+  parallel_for(pieces, 1, [&](std::size_t p, std::size_t) {
+    const std::size_t begin = p * kPiece, end = std::min(text.size(), begin + kPiece);
+    std::size_t at = begin;
+    if (!starts_line(at)) {
+      const void* nl = std::memchr(text.data() + at, '\n', end - at);
+      if (!nl) return;
+      at = std::size_t(static_cast<const char*>(nl) - text.data()) + 1;
+    }
+    for (std::size_t k = first[p]; at < end; ++k) {
+      const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
+      const std::size_t stop = nl ? std::size_t(static_cast<const char*>(nl) - text.data()) : text.size();
+      std::string_view line = text.substr(at, stop - at);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      lines[k] = line;
+      at = stop + 1;
+    }
+  });
   return lines;
 }
 

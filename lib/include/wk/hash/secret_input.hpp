@@ -20,13 +20,13 @@ class SecretBuffer {
   SecretBuffer& operator=(const SecretBuffer&) = delete;
 
   void append(const char* data, std::size_t bytes);
+  void reserve(std::size_t capacity);  // at least this many bytes, without regrowing later
   void clear() noexcept;  // wipes and frees
   const char* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
   std::string_view view() const noexcept { return {data_, size_}; }
 
  private:
-  void reserve(std::size_t capacity);
   char* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
 };
@@ -36,7 +36,7 @@ class SecretBuffer {
 SecretBuffer read_secret_input(const std::filesystem::path& path);
 
 // Lines of `text`: split at LF, one trailing CR removed from each line (CRLF input), no line
-// after a final newline. An empty line is an empty string (an empty password).
+// after a final newline. An empty line is an empty string (an empty password). On all cores.
 std::vector<std::string_view> split_lines(std::string_view text);
 
 }  // namespace wk::hash

@@ -1,0 +1,72 @@
+// Password input: split_lines (parallel, in 1 MiB pieces) against a plain line splitter, and
+// read_secret_input against the bytes written.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wk/hash/secret_input.hpp"
+
+namespace {
+
+std::vector<std::string_view> split_reference(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view l = text.substr(at, nl - at);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    out.push_back(l);
+    at = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("split_lines equals a plain splitter, across 1 MiB pieces", "[hash][input]") {
+  std::mt19937 rng(5);
+  std::vector<std::string> texts = {"", "\n", "a", "a\n", "a\r\n", "\n\n", "a\nb", "a\r\nb\r\n\r\n", "\r", "x\r\r\n"};
+  for (int t = 0; t < 6; ++t) {
+    // ~3 MiB of lines from 0 to 3000 bytes, some CRLF.
+    std::string s;
+    while (s.size() < (std::size_t(3) << 20)) {
+      const std::size_t len = rng() % 4 == 0 ? rng() % 3000 : rng() % 12;
+      s.append(len, char('a' + rng() % 26));
+      if (rng() % 5 == 0) s += '\r';
+      s += '\n';
+    }
+    if (t % 3 == 0) s.pop_back();  // no final newline
+    if (t == 4) s.resize(std::size_t(2) << 20), s.back() = '\n';  // a newline as a piece's last byte
+    texts.push_back(s);
+  }
+  for (const std::string& s : texts) {
+    CAPTURE(s.size());
+    const auto got = wk::hash::split_lines(s);
+    const auto want = split_reference(s);
+    REQUIRE(got.size() == want.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) differ += got[i].data() != want[i].data() || got[i] != want[i];
+    CHECK(differ == 0);
+  }
+}
+
+TEST_CASE("read_secret_input returns the file's bytes", "[hash][input]") {
+  const auto path = std::filesystem::temp_directory_path() / "wk-test-secret-input.txt";
+  std::string bytes;
+  std::mt19937 rng(9);
+  for (int i = 0; i < (3 << 20) + 17; ++i) bytes += char(rng() % 256);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f);
+  REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+  std::fclose(f);
+  const wk::hash::SecretBuffer in = wk::hash::read_secret_input(path);
+  CHECK(in.view() == bytes);
+  std::filesystem::remove(path);
+  CHECK_THROWS(wk::hash::read_secret_input(path));
+}
