@@ -90,19 +90,9 @@ unsigned CryptEngine::cpu_threads() const noexcept { return impl_->threads; }
 
 void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress) {
   if (out.size() != jobs.size()) throw Error(ErrorCategory::internal, "CryptEngine::crypt: output size differs from input");
-  // This caller's copy of the shared future (get() on one shared_future object from several
-  // threads at once is not safe). Rethrows the self-check's failure, on every call.
-  std::shared_ptr<gpu::Runner> runner;
-  if (impl_->gpu.valid()) {
-    const auto ready = impl_->gpu;
-    runner = ready.get();
-  }
-  std::vector<std::size_t> cpu_jobs;
-  std::vector<Setting> settings;  // parsed settings of the GPU jobs
-  std::vector<std::size_t> gpu_index;
+  std::vector<std::optional<Setting>> parsed(jobs.size());
   {
     nvtx::Range r("parse settings", nvtx::Color::compute);
-    std::vector<std::optional<Setting>> parsed(jobs.size());
     parallel_for(jobs.size(), 4096, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         out[i] = {};
@@ -115,16 +105,19 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
         else out[i].error = std::move(p.error);
       }
     });
-    settings.reserve(runner ? jobs.size() : 0);
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      if (!parsed[i]) continue;
-      if (runner && parsed[i]->method != Method::other) {
-        settings.push_back(std::move(*parsed[i]));
-        gpu_index.push_back(i);
-      } else {
-        cpu_jobs.push_back(i);
-      }
-    }
+  }
+  // The GPU side, once its start-up has finished (parsing overlapped it). Each caller uses its own
+  // copy of the shared future (get() on one shared_future object from several threads at once is
+  // not safe); a failed start-up is rethrown on every call.
+  std::shared_ptr<gpu::Runner> runner;
+  if (impl_->gpu.valid()) {
+    const auto ready = impl_->gpu;
+    runner = ready.get();
+  }
+  std::vector<std::size_t> cpu_jobs, gpu_index;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!parsed[i]) continue;
+    (runner && parsed[i]->method != Method::other ? gpu_index : cpu_jobs).push_back(i);
   }
   const std::size_t failed_early = jobs.size() - cpu_jobs.size() - gpu_index.size();
   std::atomic<std::size_t> done{failed_early};
@@ -138,7 +131,7 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
   if (!gpu_index.empty()) {
     try {
       std::vector<gpu::PreparedJob> prepared(gpu_index.size());
-      for (std::size_t k = 0; k < gpu_index.size(); ++k) prepared[k] = {&settings[k], jobs[gpu_index[k]].password};
+      for (std::size_t k = 0; k < gpu_index.size(); ++k) prepared[k] = {&*parsed[gpu_index[k]], jobs[gpu_index[k]].password};
       std::vector<std::string> hashes(gpu_index.size());
       runner->run(prepared, hashes, [&](std::size_t n) {
         done.fetch_add(n);

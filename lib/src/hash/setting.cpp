@@ -150,9 +150,9 @@ void random_bytes(unsigned char* out, std::size_t n) {
     if (RAND_bytes(out + at, int(std::min(kMaxCall, n - at))) != 1)
       throw Error(ErrorCategory::internal, "OpenSSL RAND_bytes failed: no salt could be drawn");
 }
-// Appends n characters of the crypt alphabet made of the random bytes at `bytes` (6 bits each,
-// least significant first; (6n + 7) / 8 bytes are read).
-void append_salt_chars(std::string& out, const unsigned char* bytes, int n) {
+// n characters of the crypt alphabet made of the random bytes at `bytes` (6 bits each, least
+// significant first; (6n + 7) / 8 bytes are read).
+void salt_text(char* out, const unsigned char* bytes, int n) {
   std::uint32_t acc = 0;
   int have = 0;
   for (int i = 0; i < n; ++i) {
@@ -160,7 +160,7 @@ void append_salt_chars(std::string& out, const unsigned char* bytes, int n) {
       acc |= std::uint32_t(*bytes++) << have;
       have += 8;
     }
-    out.push_back(hd::crypt_b64_char(acc & 63));
+    out[i] = hd::crypt_b64_char(acc & 63);
     acc >>= 6;
     have -= 6;
   }
@@ -197,18 +197,15 @@ std::vector<std::string> generate_settings(const HashOptions& o, std::size_t cou
   std::vector<unsigned char> random(salt_bytes * count);
   random_bytes(random.data(), random.size());
   std::vector<std::string> out(count);
+  const std::size_t salt_len = o.method == Method::bcrypt ? 22 : std::size_t(salt_chars);
   for (std::size_t i = 0; i < count; ++i) {
-    std::string& s = out[i];
     const unsigned char* r = random.data() + i * salt_bytes;
-    s.reserve(head.size() + 22);
-    s = head;
-    if (o.method == Method::bcrypt) {
-      char chars[23] = {};
-      hd::bcrypt_b64_encode(chars, r, 16);
-      s.append(chars, 22);
-    } else {
-      append_salt_chars(s, r, salt_chars);
-    }
+    char chars[23] = {};
+    if (o.method == Method::bcrypt) hd::bcrypt_b64_encode(chars, r, 16);
+    else salt_text(chars, r, salt_chars);
+    std::string& s = out[i];
+    s.reserve(head.size() + salt_len);
+    s.append(head).append(chars, salt_len);
   }
   return out;
 }
