@@ -131,12 +131,13 @@ std::size_t slice_lines() {
 //   the engine    up to kInEngine slices at once, each on its own thread (the engine's host work
 //                 for one -- parsing settings, packing the batch, formatting results -- overlaps
 //                 the others' kernels);
-//   a writer      waits for the slices in input order, reports their failed lines, writes them
-//                 (emit(job, outcome)) and draws the progress line.
+//   a writer      waits for the slices in input order, has their output text made on all cores
+//                 (emit(job, outcome, text) appends a line's output to its chunk's text), reports
+//                 the failed lines, writes the text to `sink` and draws the progress line.
 // Returns the number of failed lines (malformed or rejected).
 template <class Build, class Emit>
-std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine& engine, bool quiet, Build build,
-                     Emit emit) {
+std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine& engine, app::OutputSink& sink,
+                     bool quiet, Build build, Emit emit) {
   const std::size_t kSlice = slice_lines();
   constexpr std::size_t kInEngine = 3;             // slices computing at once
   constexpr std::size_t kRing = kInEngine + 2;     // + one being built, one being written
@@ -153,9 +154,13 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
     nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(begin));
     sl.begin = begin;
     sl.end = std::min(line_count, begin + kSlice);
-    sl.lines.assign(sl.end - sl.begin, {});
+    // The slot's previous LineJobs are reset on all cores (resize only when the count changes).
+    sl.lines.resize(sl.end - sl.begin);
     parallel_for(sl.lines.size(), kPrepareGrain, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) sl.lines[i].line = sl.begin + i + 1;
+      for (std::size_t i = b; i < e; ++i) {
+        sl.lines[i] = LineJob{};
+        sl.lines[i].line = sl.begin + i + 1;
+      }
       build(sl.begin + b, std::span<LineJob>(sl.lines).subspan(b, e - b));
     });
     sl.jobs.clear();
@@ -165,7 +170,7 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
         sl.jobs.push_back({sl.lines[i].setting, sl.lines[i].password});
         sl.index.push_back(i);
       }
-    sl.outcomes.assign(sl.jobs.size(), {});
+    sl.outcomes.resize(sl.jobs.size());  // the engine resets every outcome itself, in parallel
     sl.done = 0;
     sl.running = std::async(std::launch::async, [&engine, &sl, what] {
       nvtx::Range r(what, nvtx::Color::compute, std::int64_t(sl.begin));
@@ -184,23 +189,29 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
       show(sl.begin + std::min(sl.done.load(), sl.end - sl.begin));
     sl.running.get();
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < sl.lines.size(); ++i) {
-      LineJob& lj = sl.lines[i];
-      const hash::CryptOutcome* out = nullptr;
-      if (k < sl.index.size() && sl.index[k] == i) out = &sl.outcomes[k++];
-      if (out && !out->ok()) lj.error = out->error;
+    const std::size_t n = sl.lines.size();
+    std::vector<std::string> text((n + kPrepareGrain - 1) / kPrepareGrain);
+    parallel_for(n, kPrepareGrain, [&](std::size_t b, std::size_t e) {
+      // Job k of the slice is line sl.index[k] (ascending): this chunk's first job.
+      std::size_t k = std::size_t(std::lower_bound(sl.index.begin(), sl.index.end(), b) - sl.index.begin());
+      std::string& t = text[b / kPrepareGrain];
+      for (std::size_t i = b; i < e; ++i) {
+        LineJob& lj = sl.lines[i];
+        const hash::CryptOutcome* out = nullptr;
+        if (k < sl.index.size() && sl.index[k] == i) out = &sl.outcomes[k++];
+        if (out && !out->ok()) lj.error = out->error;
+        emit(lj, out, t);
+      }
+    });
+    for (const LineJob& lj : sl.lines)
       if (!lj.error.empty()) {
         ++failed;
         app::print_error(kProg, fmt::format("line {}: {}", lj.line, lj.error));
       }
-      emit(lj, out);
-    }
+    for (const std::string& t : text) sink.write(t);
     show(sl.end);
-    // Done with the slice's jobs: free their strings (settings, outcomes) but keep the vectors'
-    // memory for the slice that reuses the slot (no fresh pages to fault in per slice).
-    sl.lines.clear();
-    sl.outcomes.clear();
+    // The slot keeps its jobs' memory for the slice that reuses it (no fresh pages to fault in):
+    // the next fill resets them.
   };
 
   const std::size_t slices = (line_count + kSlice - 1) / kSlice;
@@ -342,15 +353,17 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
       else lj.setting = std::move(settings[k]);
     }
   };
-  const std::size_t failed = run_jobs("hash", text_lines.size(), engine, c.quiet, build, [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  const std::size_t failed = run_jobs("hash", text_lines.size(), engine, sink, c.quiet, build,
+                                      [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (users && !lj.user.empty()) j["user"] = lj.user;
       if (lj.error.empty()) j["hash"] = out->hash;
       else j["error"] = lj.error;
-      sink.line(dump(j));
+      text.append(dump(j)).push_back('\n');
     } else if (lj.error.empty()) {
-      sink.line(users ? lj.user + ":" + out->hash : out->hash);
+      if (users) text.append(lj.user).push_back(':');
+      text.append(out->hash).push_back('\n');
     }
   });
   sink.commit();
@@ -384,14 +397,15 @@ int cmd_crypt(const Common& c) {
   hash::CryptEngine engine = make_engine(c);
   const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
-  const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, c.quiet, tab_lines(text_lines, "SETTING"), [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "SETTING"),
+                                      [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (lj.error.empty()) j["hash"] = out->hash;
       else j["error"] = lj.error;
-      sink.line(dump(j));
+      text.append(dump(j)).push_back('\n');
     } else if (lj.error.empty()) {
-      sink.line(out->hash);
+      text.append(out->hash).push_back('\n');
     }
   });
   sink.commit();
@@ -407,8 +421,9 @@ int cmd_verify(const Common& c) {
   hash::CryptEngine engine = make_engine(c);
   const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
-  std::size_t ok = 0, mismatch = 0;
-  const std::size_t failed = run_jobs("verify", text_lines.size(), engine, c.quiet, tab_lines(text_lines, "HASH"), [&](const LineJob& lj, const hash::CryptOutcome* out) {
+  std::atomic<std::size_t> ok{0}, mismatch{0};
+  const std::size_t failed = run_jobs("verify", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "HASH"),
+                                      [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
     const char* status = "ERROR";
     if (lj.error.empty()) {
       // The stored hash is the setting; a correct password reproduces it exactly.
@@ -419,13 +434,14 @@ int cmd_verify(const Common& c) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}, {"status", status}};
       if (!lj.error.empty()) j["error"] = lj.error;
-      sink.line(dump(j));
+      text.append(dump(j)).push_back('\n');
     } else if (lj.error.empty()) {
-      sink.line(fmt::format("line {}: {}", lj.line, status));
+      text.append(fmt::format("line {}: {}\n", lj.line, status));
     }
   });
   sink.commit();
-  summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend)", ok, mismatch, failed, to_string(engine.backend())));
+  summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend)", ok.load(), mismatch.load(), failed,
+                         to_string(engine.backend())));
   return failed || mismatch ? app::kSomeFailed : app::kSuccess;
 }
 
