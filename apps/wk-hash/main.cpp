@@ -139,7 +139,7 @@ template <class Build, class Emit>
 std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine& engine, app::OutputSink& sink,
                      bool quiet, Build build, Emit emit) {
   const std::size_t kSlice = slice_lines();
-  constexpr std::size_t kInEngine = 3;             // slices computing at once
+  constexpr std::size_t kInEngine = 4;             // slices in the engine at once
   constexpr std::size_t kRing = kInEngine + 2;     // + one being built, one being written
   struct Slice {
     std::size_t begin = 0, end = 0;  // input lines, 0-based

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 
 #include "wk/core/buffer.hpp"
@@ -87,6 +88,11 @@ std::string self_check() {
 
 struct Runner::Impl {
   PinnedPool pinned;  // staging and result buffers, reused by every batch
+  // One batch's kernels at a time. Batches of concurrent calls (wk-hash keeps four slices in the
+  // engine) would otherwise share the GPU and all finish together at the end, leaving it idle
+  // while their results are formatted and the next slices are prepared; taking turns, they finish
+  // one after the other and each one's host work overlaps the next one's kernels.
+  std::mutex gpu_turn;
 };
 
 Runner::Runner() : impl_(std::make_unique<Impl>()) {
@@ -107,7 +113,7 @@ Runner::~Runner() = default;
 
 void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
                  const std::function<void(std::size_t)>& progress) {
-  // A stream per call: callers may run several calls at once (wk-hash keeps two slices in the
+  // A stream per call: callers may run several calls at once (wk-hash keeps four slices in the
   // engine so one's host work overlaps the other's kernels).
   Stream stream;
   for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
@@ -126,11 +132,15 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
       DeviceBatch batch(m, settings, passwords, default_variant(m), stream, &impl_->pinned);
       std::size_t reported = 0;
-      batch.run(stream, [&](double fraction) {
-        const std::size_t now = std::size_t(fraction * double(end - begin));
-        if (progress && now > reported) progress(now - reported);
-        reported = std::max(reported, now);
-      });
+      {
+        std::lock_guard turn(impl_->gpu_turn);
+        batch.run(stream, [&](double fraction) {
+          const std::size_t now = std::size_t(fraction * double(end - begin));
+          if (progress && now > reported) progress(now - reported);
+          reported = std::max(reported, now);
+        });
+        WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+      }
       std::vector<std::string> hashes;
       batch.results(stream, hashes);
       for (std::size_t k = begin; k < end; ++k) out[idx[k]] = std::move(hashes[k - begin]);
