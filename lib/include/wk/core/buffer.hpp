@@ -11,6 +11,10 @@
 
 namespace wk {
 
+// Device memory. DeviceBuffer(count) uses cudaMalloc / cudaFree; DeviceBuffer(count, stream) the
+// stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on that stream), whose allocating and
+// freeing never wait for the whole device, so work on other streams keeps running (freed in
+// stream order when destroyed).
 template <class T>
 class DeviceBuffer {
  public:
@@ -18,10 +22,25 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count) WK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
   }
-  ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer(std::size_t count, cudaStream_t stream) : count_(count), stream_(stream), stream_ordered_(true) {
+    if (count) WK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), count * sizeof(T), stream));
+  }
+  ~DeviceBuffer() {
+    if (!ptr_) return;
+    if (stream_ordered_) cudaFreeAsync(ptr_, stream_);
+    else cudaFree(ptr_);
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_),
+        stream_ordered_(o.stream_ordered_) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    if (this != &o) { this->~DeviceBuffer(); ptr_ = std::exchange(o.ptr_, nullptr); count_ = std::exchange(o.count_, 0); }
+    if (this != &o) {
+      this->~DeviceBuffer();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+      stream_ = o.stream_;
+      stream_ordered_ = o.stream_ordered_;
+    }
     return *this;
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -34,41 +53,8 @@ class DeviceBuffer {
  private:
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
-};
-
-// Device memory from the stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on one
-// stream): unlike cudaMalloc / cudaFree, allocating and freeing never wait for the whole device,
-// so work on other streams keeps running. Freed in stream order when destroyed.
-template <class T>
-class StreamBuffer {
- public:
-  StreamBuffer() = default;
-  StreamBuffer(std::size_t count, cudaStream_t stream) : count_(count), stream_(stream) {
-    if (count) WK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), count * sizeof(T), stream));
-  }
-  ~StreamBuffer() { if (ptr_) cudaFreeAsync(ptr_, stream_); }
-  StreamBuffer(StreamBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_) {}
-  StreamBuffer& operator=(StreamBuffer&& o) noexcept {
-    if (this != &o) {
-      this->~StreamBuffer();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-      stream_ = o.stream_;
-    }
-    return *this;
-  }
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-
-  T* get() const { return ptr_; }
-  std::size_t size() const { return count_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
   cudaStream_t stream_ = nullptr;
+  bool stream_ordered_ = false;
 };
 
 template <class T>

@@ -66,15 +66,15 @@ struct Staging {
 };
 
 template <class T>
-void upload(StreamBuffer<T>& dst, const PinnedBuffer<std::uint8_t>& staging, const Staging& layout, std::size_t part,
+void upload(DeviceBuffer<T>& dst, const PinnedBuffer<std::uint8_t>& staging, const Staging& layout, std::size_t part,
             cudaStream_t stream) {
   const auto [off, bytes] = layout.parts[part];
-  dst = StreamBuffer<T>(std::max<std::size_t>(1, bytes / sizeof(T)), stream);
+  dst = DeviceBuffer<T>(std::max<std::size_t>(1, bytes / sizeof(T)), stream);
   if (bytes) WK_CUDA_CHECK(cudaMemcpyAsync(dst.get(), staging.get() + off, bytes, cudaMemcpyHostToDevice, stream));
 }
 
 template <class T>
-void wipe_device(StreamBuffer<T>& d, cudaStream_t stream) {
+void wipe_device(DeviceBuffer<T>& d, cudaStream_t stream) {
   if (d.get()) cudaMemsetAsync(d.get(), 0, d.bytes(), stream);
 }
 
@@ -161,19 +161,19 @@ struct DeviceBatch::Impl {
   int hash_chars = 0;
   PinnedBuffer<std::uint8_t> staging;
   PinnedBuffer<std::uint8_t> h_out;
-  StreamBuffer<char> d_out;
+  DeviceBuffer<char> d_out;
 
   // md5crypt / sha-crypt
-  StreamBuffer<std::uint8_t> d_pw, d_salt, d_sl, d_pseq, d_sseq;
-  StreamBuffer<std::uint32_t> d_pw_off, d_rounds, d_state, d_tmpl;
-  StreamBuffer<std::uint16_t> d_pl;
+  DeviceBuffer<std::uint8_t> d_pw, d_salt, d_sl, d_pseq, d_sseq;
+  DeviceBuffer<std::uint32_t> d_pw_off, d_rounds, d_state, d_tmpl;
+  DeviceBuffer<std::uint16_t> d_pl;
   std::vector<ShaRange> ranges;
   std::vector<std::uint32_t> range_rounds;  // the largest round count in each range
   ShaBatch sha;
 
   // bcrypt
-  StreamBuffer<std::uint8_t> d_bpw, d_bpl, d_cost, d_flags;
-  StreamBuffer<std::uint32_t> d_bsalt, d_bstate;
+  DeviceBuffer<std::uint8_t> d_bpw, d_bpl, d_cost, d_flags;
+  DeviceBuffer<std::uint32_t> d_bsalt, d_bstate;
   BcryptBatch bc;
   std::uint64_t max_iterations = 0;
 
@@ -291,10 +291,10 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
   upload(d_salt, staging, lay, p_salt, stream);
   upload(d_sl, staging, lay, p_sl, stream);
   upload(d_rounds, staging, lay, p_rounds, stream);
-  d_state = StreamBuffer<std::uint32_t>(std::size_t(k.digest_bytes / 4) * n, stream);
-  d_pseq = StreamBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total), stream);
-  d_sseq = StreamBuffer<std::uint8_t>(16 * n, stream);
-  d_tmpl = StreamBuffer<std::uint32_t>(std::max<std::size_t>(1, tmpl_words), stream);
+  d_state = DeviceBuffer<std::uint32_t>(std::size_t(k.digest_bytes / 4) * n, stream);
+  d_pseq = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total), stream);
+  d_sseq = DeviceBuffer<std::uint8_t>(16 * n, stream);
+  d_tmpl = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, tmpl_words), stream);
   std::size_t at = 0;
   for (ShaRange& r : ranges) {
     r.tmpl = d_tmpl.get() + at;
@@ -394,7 +394,7 @@ DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings
     m.prefix_end[i] = std::uint32_t(m.prefixes.size());
   }
   if (m.n == 0) return;
-  m.d_out = StreamBuffer<char>(std::size_t(kOutStride) * m.n, stream);
+  m.d_out = DeviceBuffer<char>(std::size_t(kOutStride) * m.n, stream);
   // Only the hash characters of each slot are written; zero the rest so the copy back reads
   // initialized memory (compute-sanitizer initcheck).
   WK_CUDA_CHECK(cudaMemsetAsync(m.d_out.get(), 0, m.d_out.bytes(), stream));
@@ -435,7 +435,7 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
                                 : m.variant == Variant::bcrypt_packed       ? BcryptKernel::packed
                                                                             : BcryptKernel::shared;
     if (chunk < m.max_iterations && !m.d_bstate.get()) {
-      m.d_bstate = StreamBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n, m.stream);
+      m.d_bstate = DeviceBuffer<std::uint32_t>(std::size_t(kBcryptStateWords) * m.n, m.stream);
       m.bc.state = m.d_bstate.get();
     }
     for (std::uint64_t it0 = 0; it0 < m.max_iterations; it0 += chunk) {

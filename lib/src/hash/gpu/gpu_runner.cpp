@@ -96,7 +96,7 @@ struct Runner::Impl {
 };
 
 Runner::Runner() : impl_(std::make_unique<Impl>()) {
-  // Batches allocate device memory in stream order (StreamBuffer); keep what they free in the
+  // Batches allocate device memory in stream order (DeviceBuffer(count, stream)); keep what they free in the
   // device's pool for the next batch instead of returning it at every synchronization.
   int device = 0;
   WK_CUDA_CHECK(cudaGetDevice(&device));
