@@ -140,9 +140,9 @@ void check_sample(const Jobs& jobs, const std::vector<std::string>& got, const s
 // n class-S passwords (7 printable bytes), one per line.
 std::string class_s_password_file(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::string text(n * 8, '\n');
-  for (std::size_t i = 0; i < n; ++i)
-    for (int k = 0; k < 7; ++k) text[i * 8 + std::size_t(k)] = char(0x21 + rng() % 94);
+  std::string text;
+  text.reserve(n * 8);
+  for (std::size_t i = 0; i < n; ++i) text.append(random_text(rng, 7, false)).push_back('\n');
   return text;
 }
 

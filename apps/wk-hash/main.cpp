@@ -109,8 +109,9 @@ struct LineJob {
   std::string error;          // malformed line
 };
 
-// Lines per parallel_for chunk when preparing lines (salts, splitting).
-constexpr std::size_t kPrepareGrain = 8192;
+// Lines per parallel_for chunk when building a slice's jobs (split lines, salts) and when making
+// its output text.
+constexpr std::size_t kLineGrain = 8192;
 
 // Lines per slice: 2^18 by default. WK_HASH_SLICE_LINES overrides it (tests use small slices to
 // run the pipeline through many slices on a few hundred lines).
@@ -156,7 +157,7 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
     sl.end = std::min(line_count, begin + kSlice);
     // The slot's previous LineJobs are reset on all cores (resize only when the count changes).
     sl.lines.resize(sl.end - sl.begin);
-    parallel_for(sl.lines.size(), kPrepareGrain, [&](std::size_t b, std::size_t e) {
+    parallel_for(sl.lines.size(), kLineGrain, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
         sl.lines[i] = LineJob{};
         sl.lines[i].line = sl.begin + i + 1;
@@ -190,11 +191,11 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
     sl.running.get();
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
     const std::size_t n = sl.lines.size();
-    std::vector<std::string> text((n + kPrepareGrain - 1) / kPrepareGrain);
-    parallel_for(n, kPrepareGrain, [&](std::size_t b, std::size_t e) {
+    std::vector<std::string> text((n + kLineGrain - 1) / kLineGrain);
+    parallel_for(n, kLineGrain, [&](std::size_t b, std::size_t e) {
       // Job k of the slice is line sl.index[k] (ascending): this chunk's first job.
       std::size_t k = std::size_t(std::lower_bound(sl.index.begin(), sl.index.end(), b) - sl.index.begin());
-      std::string& t = text[b / kPrepareGrain];
+      std::string& t = text[b / kLineGrain];
       for (std::size_t i = b; i < e; ++i) {
         LineJob& lj = sl.lines[i];
         const hash::CryptOutcome* out = nullptr;

@@ -169,40 +169,39 @@ void salt_text(char* out, const unsigned char* bytes, int n) {
 
 std::vector<std::string> generate_settings(const HashOptions& o, std::size_t count) {
   check_hash_options(o);
-  // The fixed text before the salt, and the salt's length and random bytes.
+  // The fixed text before the salt, the salt's characters and the random bytes behind them.
   std::string head;
-  int salt_chars = 0;
-  std::size_t salt_bytes = 0;
+  std::size_t salt_len = 0, salt_bytes = 0;
   switch (o.method) {
     case Method::md5crypt:
       head = "$1$";
-      salt_chars = hd::kMaxMd5SaltBytes;
+      salt_len = hd::kMaxMd5SaltBytes;
       break;
     case Method::sha256crypt:
     case Method::sha512crypt:
       head = o.method == Method::sha256crypt ? "$5$" : "$6$";
       if (o.rounds) head += "rounds=" + std::to_string(*o.rounds) + "$";
-      salt_chars = hd::kMaxShaSaltBytes;
+      salt_len = hd::kMaxShaSaltBytes;
       break;
     case Method::bcrypt: {
       char text[8];
       std::snprintf(text, sizeof text, "$2%c$%02u$", o.bcrypt_variant, o.cost);
       head = text;
-      salt_bytes = 16;  // 128 bits, in bcrypt's own base-64 (22 characters)
+      salt_bytes = 16;  // 128 bits, as 22 characters of bcrypt's own base-64
+      salt_len = 22;
       break;
     }
     case Method::other: throw Error(ErrorCategory::usage, "hash: unsupported method");
   }
-  if (salt_chars) salt_bytes = std::size_t(salt_chars * 6 + 7) / 8;
+  if (!salt_bytes) salt_bytes = (salt_len * 6 + 7) / 8;  // 6 bits per crypt-alphabet character
   std::vector<unsigned char> random(salt_bytes * count);
   random_bytes(random.data(), random.size());
   std::vector<std::string> out(count);
-  const std::size_t salt_len = o.method == Method::bcrypt ? 22 : std::size_t(salt_chars);
   for (std::size_t i = 0; i < count; ++i) {
     const unsigned char* r = random.data() + i * salt_bytes;
     char chars[23] = {};
     if (o.method == Method::bcrypt) hd::bcrypt_b64_encode(chars, r, 16);
-    else salt_text(chars, r, salt_chars);
+    else salt_text(chars, r, int(salt_len));
     std::string& s = out[i];
     s.reserve(head.size() + salt_len);
     s.append(head).append(chars, salt_len);
