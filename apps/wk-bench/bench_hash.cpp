@@ -137,6 +137,29 @@ void check_sample(const Jobs& jobs, const std::vector<std::string>& got, const s
   }
 }
 
+// The first n jobs on the device by one rung: checked against libxcrypt on a sample, then the
+// median time of `repeats` runs in ms.
+double time_kernel(Method m, hash::gpu::Variant variant, const Jobs& jobs, std::size_t n, cudaStream_t stream, int repeats,
+                   const std::string& what) {
+  std::vector<hash::Setting> parsed;
+  parsed.reserve(n);
+  std::vector<const hash::Setting*> ptrs;
+  std::vector<std::string_view> pws;
+  for (std::size_t i = 0; i < n; ++i) parsed.push_back(*hash::parse_setting(jobs.settings[i]).setting);
+  for (std::size_t i = 0; i < n; ++i) {
+    ptrs.push_back(&parsed[i]);
+    pws.push_back(jobs.passwords[i]);
+  }
+  hash::gpu::DeviceBatch batch(m, ptrs, pws, variant, stream);
+  batch.run(stream);
+  std::vector<std::string> out;
+  batch.results(stream, out);
+  check_sample({{jobs.settings.begin(), jobs.settings.begin() + std::ptrdiff_t(n)},
+                {jobs.passwords.begin(), jobs.passwords.begin() + std::ptrdiff_t(n)}},
+               out, what);
+  return time_gpu_ms(stream, repeats, [&] { batch.run(stream); });
+}
+
 // n class-S passwords (7 printable bytes), one per line.
 std::string class_s_password_file(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -226,28 +249,13 @@ int bench_hash(const Options& o) {
       if (!gpu) continue;
 
       const Jobs jobs = make_jobs(f.method, c, f.jobs, 11);
-      std::vector<hash::Setting> parsed;
-      parsed.reserve(jobs.settings.size());
-      for (const auto& s : jobs.settings) parsed.push_back(*hash::parse_setting(s).setting);
       for (const hash::gpu::VariantInfo& v : hash::gpu::variants(f.method)) {
         const bool is_default = v.variant == hash::gpu::default_variant(f.method);
         if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
         // The reference rungs are an order of magnitude slower: a smaller batch still fills the GPU.
         const std::size_t n = v.variant == hash::gpu::Variant::reference ? std::max<std::size_t>(f.jobs / 16, 8192) : f.jobs;
-        std::vector<const hash::Setting*> ptrs;
-        std::vector<std::string_view> pws;
-        for (std::size_t i = 0; i < n; ++i) {
-          ptrs.push_back(&parsed[i]);
-          pws.push_back(jobs.passwords[i]);
-        }
-        const cudaStream_t stream = *stream_holder;
-        hash::gpu::DeviceBatch batch(f.method, ptrs, pws, v.variant, stream);
-        batch.run(stream);
-        std::vector<std::string> out;
-        batch.results(stream, out);
-        Jobs sample{{jobs.settings.begin(), jobs.settings.begin() + n}, {jobs.passwords.begin(), jobs.passwords.begin() + n}};
-        check_sample(sample, out, std::string(fname) + " " + v.name);
-        const double ms = time_gpu_ms(stream, repeats, [&] { batch.run(stream); });
+        const double ms = time_kernel(f.method, v.variant, jobs, n, *stream_holder, repeats,
+                                      std::string(fname) + " " + v.name);
         HashRow r;
         r.format = fname;
         r.cls = c.name;
@@ -264,10 +272,11 @@ int bench_hash(const Options& o) {
     }
   }
 
-  // File to file: wk-hash hash on class-S password files of N and N/2 lines, wall time of the
-  // whole process (start-up, CUDA context and self-check included). Two rows per format: the whole
-  // process on N lines, and the marginal rate (N/2 more lines per extra second: the pipeline's
-  // steady state, start-up excluded), both against the default rung's kernel rate. A sample of
+  // File to file: wk-hash hash on files of N and N/2 class-S passwords (7 bytes), wall time of the
+  // whole process (start-up, CUDA context and self-check included). Three rows per format (class
+  // "file"): the default rung's kernel rate on jobs like the file's (its passwords, wk-hash's
+  // salts), the whole process on N lines, and the marginal rate (N/2 more lines per extra second:
+  // the pipeline's steady state, start-up excluded), both against that kernel rate. A sample of
   // each output is checked against libxcrypt.
   if (gpu) {
     const fs::path exe = wk_hash_exe();
@@ -279,11 +288,27 @@ int bench_hash(const Options& o) {
       for (const FormatSpec& f : kFormats) {
         if (!o.variant.empty()) break;
         const char* fname = hash::method_name(f.method);
-        const double kernel_khs = [&] {
-          for (const HashRow& k : rows)
-            if (k.format == fname && k.cls == "S" && k.note == "default") return k.khs;
-          return 0.0;
-        }();
+        // The kernel rate to compare with: the default rung on jobs like the file's -- its 7-byte
+        // passwords with the salts wk-hash draws (16 characters for sha-crypt, not class S's 8:
+        // sha256crypt then needs two blocks in 4 rounds of 7).
+        const std::string sample_text = class_s_password_file(f.jobs, 13);
+        Jobs file_jobs;
+        hash::HashOptions opt;
+        opt.method = f.method;
+        file_jobs.settings = hash::generate_settings(opt, f.jobs);
+        for (std::size_t i = 0; i < f.jobs; ++i) file_jobs.passwords.push_back(sample_text.substr(i * 8, 7));
+        HashRow kernel;
+        kernel.format = fname;
+        kernel.cls = "file";
+        kernel.rung = "kernel, wk-hash salts";
+        kernel.note = hash::gpu::variant_name(hash::gpu::default_variant(f.method));
+        kernel.jobs = f.jobs;
+        kernel.ms = time_kernel(f.method, hash::gpu::default_variant(f.method), file_jobs, f.jobs, *stream_holder, repeats,
+                                std::string(fname) + " file jobs");
+        kernel.khs = double(f.jobs) / kernel.ms;
+        kernel.hashcat = f.hashcat_s_khs;
+        kernel.target = f.target_s_khs;
+        const double kernel_khs = kernel.khs;
         double cpu_khs = 0;
         for (const HashRow& k : rows)
           if (k.format == fname && k.cls == "S" && k.note == "cpu") cpu_khs = k.khs;
@@ -305,9 +330,11 @@ int bench_hash(const Options& o) {
           seconds[half] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           ok = ok && rc == 0 && check_hash_file(out, text, n);
         }
+        kernel.cpu = cpu_khs;
+        rows.push_back(kernel);
         HashRow whole;
         whole.format = fname;
-        whole.cls = "S";
+        whole.cls = "file";
         whole.rung = "file-to-file, whole run";
         whole.jobs = f.file_jobs;
         whole.ms = seconds[0] * 1e3;

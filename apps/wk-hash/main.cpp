@@ -124,6 +124,28 @@ std::size_t slice_lines() {
   return std::size_t(1) << 18;
 }
 
+// The engine, chosen and started on a helper thread: the GPU probe creates the CUDA context
+// (~0.2 s on the H100 machine) while the input is read and split and the first slices are built.
+// `expected`: the one method of every job, when the subcommand knows it (hash --method): the
+// engine's start-up self-check then covers it only.
+class EngineStart {
+ public:
+  explicit EngineStart(const Common& c, std::optional<hash::Method> expected = std::nullopt)
+      : pending_(std::async(std::launch::async, [&c, expected] {
+                   const BackendSelection sel = app::choose_backend(kProg, c.device, c.quiet);
+                   return std::make_shared<hash::CryptEngine>(sel.backend, 0, expected);
+                 }).share()) {}
+  // Waits for it; rethrows what the choice threw (--device gpu without a GPU: a usage error).
+  // Safe from several threads (each waits on its own copy of the shared future).
+  hash::CryptEngine& get() const {
+    const auto ready = pending_;
+    return *ready.get();
+  }
+
+ private:
+  std::shared_future<std::shared_ptr<hash::CryptEngine>> pending_;
+};
+
 // Runs the input lines through the engine in slices (progress shows, memory stays bounded: only
 // the slices in flight hold their jobs) with a pipeline of three stages:
 //   this thread   builds slice i's jobs -- build(first, lines) fills the LineJobs of input lines
@@ -137,7 +159,7 @@ std::size_t slice_lines() {
 //                 the failed lines, writes the text to `sink` and draws the progress line.
 // Returns the number of failed lines (malformed or rejected).
 template <class Build, class Emit>
-std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine& engine, app::OutputSink& sink,
+std::size_t run_jobs(const char* what, std::size_t line_count, const EngineStart& engine, app::OutputSink& sink,
                      bool quiet, Build build, Emit emit) {
   const std::size_t kSlice = slice_lines();
   constexpr std::size_t kInEngine = 4;             // slices in the engine at once
@@ -175,7 +197,7 @@ std::size_t run_jobs(const char* what, std::size_t line_count, hash::CryptEngine
     sl.done = 0;
     sl.running = std::async(std::launch::async, [&engine, &sl, what] {
       nvtx::Range r(what, nvtx::Color::compute, std::int64_t(sl.begin));
-      engine.crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { sl.done = done; });
+      engine.get().crypt(sl.jobs, sl.outcomes, [&](std::size_t done) { sl.done = done; });
     });
   };
 
@@ -293,6 +315,8 @@ class InputReader {
     if (!path_.empty() && path_ != "-")
       pending_ = std::async(std::launch::async, [p = path_] { return hash::read_secret_input(p); });
   }
+  // Standard input, read only in get(): a caller waits for its usage checks first.
+  bool from_stdin() const { return !pending_.valid(); }
   hash::SecretBuffer get() {
     nvtx::Range r("read", nvtx::Color::io);
     return pending_.valid() ? pending_.get() : hash::read_secret_input(path_);
@@ -303,10 +327,6 @@ class InputReader {
   std::future<hash::SecretBuffer> pending_;
 };
 
-hash::CryptEngine make_engine(const Common& c) {
-  const BackendSelection sel = app::choose_backend(kProg, c.device, c.quiet);
-  return hash::CryptEngine(sel.backend);
-}
 
 void summary(const Common& c, const std::string& text) {
   if (!c.quiet) app::print_notice(kProg, text);
@@ -331,7 +351,8 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
   nvtx::Range app_range("wk-hash hash");
   app::OutputSink sink(c.output);
   InputReader reader(c.input);
-  hash::CryptEngine engine = make_engine(c);
+  const EngineStart engine(c, opt.method);
+  if (reader.from_stdin()) engine.get();  // a usage error (no GPU for --device gpu) before waiting for input
   const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
   // Per chunk of a slice: split user:password, check the password, draw fresh salts in bulk.
@@ -368,7 +389,7 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
     }
   });
   sink.commit();
-  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.backend())));
+  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.get().backend())));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -395,7 +416,8 @@ int cmd_crypt(const Common& c) {
   nvtx::Range app_range("wk-hash crypt");
   app::OutputSink sink(c.output);
   InputReader reader(c.input);
-  hash::CryptEngine engine = make_engine(c);
+  const EngineStart engine(c);
+  if (reader.from_stdin()) engine.get();  // a usage error (no GPU for --device gpu) before waiting for input
   const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
   const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "SETTING"),
@@ -410,7 +432,7 @@ int cmd_crypt(const Common& c) {
     }
   });
   sink.commit();
-  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.backend())));
+  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.get().backend())));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -419,7 +441,8 @@ int cmd_verify(const Common& c) {
   nvtx::Range app_range("wk-hash verify");
   app::OutputSink sink(c.output);
   InputReader reader(c.input);
-  hash::CryptEngine engine = make_engine(c);
+  const EngineStart engine(c);
+  if (reader.from_stdin()) engine.get();  // a usage error (no GPU for --device gpu) before waiting for input
   const hash::SecretBuffer input = reader.get();
   const auto text_lines = hash::split_lines(input.view());
   std::atomic<std::size_t> ok{0}, mismatch{0};
@@ -442,7 +465,7 @@ int cmd_verify(const Common& c) {
   });
   sink.commit();
   summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend)", ok.load(), mismatch.load(), failed,
-                         to_string(engine.backend())));
+                         to_string(engine.get().backend())));
   return failed || mismatch ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -450,7 +473,8 @@ int cmd_verify(const Common& c) {
 int cmd_audit(const Common& c, const std::string& hashes_path, const std::string& wordlist_path, bool show_passwords) {
   nvtx::Range app_range("wk-hash audit");
   app::OutputSink sink(c.output);
-  hash::CryptEngine engine = make_engine(c);
+  const EngineStart start(c);
+  hash::CryptEngine& engine = start.get();
   hash::SecretBuffer hash_text, word_text;
   {
     nvtx::Range r("read", nvtx::Color::io);

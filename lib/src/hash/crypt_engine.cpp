@@ -73,13 +73,17 @@ struct CryptEngine::Impl {
   std::shared_future<std::shared_ptr<gpu::Runner>> gpu;
 };
 
-CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads) : impl_(std::make_unique<Impl>()) {
+CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads, std::optional<Method> expected)
+    : impl_(std::make_unique<Impl>()) {
   impl_->backend = backend;
   impl_->threads = cpu_threads ? cpu_threads : default_threads();
+  // Only a GPU method narrows the start-up check (Method::other runs on the CPU).
+  if (expected == Method::other) expected.reset();
   if (backend == Backend::gpu)
-    impl_->gpu = std::async(std::launch::async, [] {
+    impl_->gpu = std::async(std::launch::async, [expected] {
                    nvtx::Range r("hash self-check", nvtx::Color::compute);
-                   return std::make_shared<gpu::Runner>();
+                   return expected ? std::make_shared<gpu::Runner>(std::span<const Method>(&*expected, 1))
+                                   : std::make_shared<gpu::Runner>();
                  }).share();
 }
 
@@ -93,7 +97,7 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
   std::vector<std::optional<Setting>> parsed(jobs.size());
   {
     nvtx::Range r("parse settings", nvtx::Color::compute);
-    parallel_for(jobs.size(), 4096, [&](std::size_t begin, std::size_t end) {
+    parallel_for(jobs.size(), gpu::kHostGrain, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         out[i] = {};
         if (std::string why = check_password(jobs[i].password); !why.empty()) {
@@ -131,13 +135,17 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
   if (!gpu_index.empty()) {
     try {
       std::vector<gpu::PreparedJob> prepared(gpu_index.size());
-      for (std::size_t k = 0; k < gpu_index.size(); ++k) prepared[k] = {&*parsed[gpu_index[k]], jobs[gpu_index[k]].password};
+      parallel_for(gpu_index.size(), gpu::kHostGrain, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) prepared[k] = {&*parsed[gpu_index[k]], jobs[gpu_index[k]].password};
+      });
       std::vector<std::string> hashes(gpu_index.size());
       runner->run(prepared, hashes, [&](std::size_t n) {
         done.fetch_add(n);
         if (progress) progress(done.load());
       });
-      for (std::size_t k = 0; k < gpu_index.size(); ++k) out[gpu_index[k]].hash = std::move(hashes[k]);
+      parallel_for(gpu_index.size(), gpu::kHostGrain, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) out[gpu_index[k]].hash = std::move(hashes[k]);
+      });
     } catch (...) {
       gpu_error = std::current_exception();
     }

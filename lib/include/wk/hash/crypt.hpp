@@ -38,10 +38,12 @@ using ProgressFn = std::function<void(std::size_t done)>;
 
 class CryptEngine {
  public:
-  // GPU: starts the device side on a helper thread (CUDA context on device 0, every format's
-  // known-answer self-check) and returns; crypt() waits for it and throws wk::Error{internal} when
-  // the device gave a wrong answer. threads = 0: all cores.
-  explicit CryptEngine(Backend backend, unsigned cpu_threads = 0);
+  // GPU: starts the device side on a helper thread (CUDA context on device 0, the known-answer
+  // self-check of `expected` -- the one method the caller's jobs use, when it knows it -- or else of
+  // every GPU method) and returns; crypt() waits for it and throws wk::Error{internal} when the
+  // device gave a wrong answer. A method not checked at start-up is checked before its first GPU
+  // batch. threads = 0: all cores.
+  explicit CryptEngine(Backend backend, unsigned cpu_threads = 0, std::optional<Method> expected = std::nullopt);
   ~CryptEngine();
   CryptEngine(const CryptEngine&) = delete;
   CryptEngine& operator=(const CryptEngine&) = delete;

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <numeric>
 #include <tuple>
 
 #include "crypt_launch.hpp"
+#include "gpu_runner.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
@@ -77,9 +79,6 @@ template <class T>
 void wipe_device(DeviceBuffer<T>& d, cudaStream_t stream) {
   if (d.get()) cudaMemsetAsync(d.get(), 0, d.bytes(), stream);
 }
-
-// Host loops over a batch's jobs run on all cores in chunks of this many jobs.
-constexpr std::size_t kHostGrain = 8192;
 
 }  // namespace
 
@@ -191,47 +190,48 @@ struct DeviceBatch::Impl {
 void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords) {
   const ShaKernels& k = kernels_for(method);
   hash_chars = k.hash_chars;
-  // Kernel configuration of each job: the first block configuration that fits, else reference.
-  std::vector<int> cfg(n, -1);
-  if (variant != Variant::reference)
-    parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const int pl = int(passwords[i].size()), sl = int(settings[i]->salt.size());
+  // Packed order: by kernel configuration (the first block configuration that fits, else
+  // reference) and, for the grouped rungs, by password length, salt length and round count,
+  // stable. Each job's sort key and round count are gathered on all cores into compact arrays
+  // (the serial passes below then read those, not the settings); a counting sort on the key --
+  // one pass whatever the batch size --, then a stable sort by rounds inside each group whose
+  // round counts differ (rare: they are equal unless the settings ask otherwise).
+  const bool grouped = variant == Variant::blocks_global || variant == Variant::blocks_shared;
+  std::vector<std::uint32_t> key(n), job_rounds(n);
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t pl = passwords[i].size(), sl = settings[i]->salt.size();
+      int cfg = -1;
+      if (variant != Variant::reference)
         for (int c = 0; c < k.config_count; ++c)
-          if (k.fits(k.configs[c], pl, sl)) {
-            cfg[i] = c;
+          if (k.fits(k.configs[c], int(pl), int(sl))) {
+            cfg = c;
             break;
           }
-      }
-    });
-  // Packed order: by configuration and (grouped rungs) by password length, salt length and round
-  // count, stable. A counting sort on (configuration, password length, salt length) -- one pass
-  // whatever the batch size --, then a stable sort by rounds inside each group whose round counts
-  // differ (rare: they are equal unless the settings ask otherwise).
-  const bool grouped = variant == Variant::blocks_global || variant == Variant::blocks_shared;
-  auto key = [&](std::size_t i) -> std::size_t {
-    const std::size_t c = std::size_t(cfg[i] + 1);  // 0..config_count
-    if (!grouped) return c;
-    return (c << 14) | (passwords[i].size() << 5) | settings[i]->salt.size();  // 511 bytes, 16 chars at most
-  };
+      const std::uint32_t c = std::uint32_t(cfg + 1);  // 0..config_count
+      key[i] = grouped ? (c << 14) | std::uint32_t(pl << 5) | std::uint32_t(sl) : c;  // 511 bytes, 16 chars at most
+      job_rounds[i] = settings[i]->rounds;
+    }
+  });
+  auto cfg_of = [&](std::uint32_t i) { return int(grouped ? key[i] >> 14 : key[i]) - 1; };
   {
     const std::size_t buckets = std::size_t(k.config_count + 1) << (grouped ? 14 : 0);
     std::vector<std::uint32_t> start(buckets + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) ++start[key(i) + 1];
+    for (std::size_t i = 0; i < n; ++i) ++start[key[i] + 1];
     for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
     order.resize(n);
-    for (std::size_t i = 0; i < n; ++i) order[start[key(i)]++] = std::uint32_t(i);
+    for (std::size_t i = 0; i < n; ++i) order[start[key[i]]++] = std::uint32_t(i);
     if (grouped)
       for (std::size_t p = 0; p < n;) {
         std::size_t q = p + 1;
         bool uniform = true;
-        while (q < n && key(order[q]) == key(order[p])) {
-          uniform &= settings[order[q]]->rounds == settings[order[p]]->rounds;
+        while (q < n && key[order[q]] == key[order[p]]) {
+          uniform &= job_rounds[order[q]] == job_rounds[order[p]];
           ++q;
         }
         if (!uniform)
           std::stable_sort(order.begin() + std::ptrdiff_t(p), order.begin() + std::ptrdiff_t(q),
-                           [&](std::uint32_t a, std::uint32_t b) { return settings[a]->rounds < settings[b]->rounds; });
+                           [&](std::uint32_t a, std::uint32_t b) { return job_rounds[a] < job_rounds[b]; });
         p = q;
       }
   }
@@ -261,18 +261,18 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
       const std::string& s = settings[i]->salt;
       std::memcpy(salt + 16 * p, s.data(), s.size());
       sl[p] = std::uint8_t(s.size());
-      rounds[p] = settings[i]->rounds;
+      rounds[p] = job_rounds[i];
     }
   });
   // Ranges of equal configuration, each with its slice of the template buffer.
   std::size_t tmpl_words = 0;
   for (std::size_t p = 0; p < n;) {
     std::size_t q = p;
-    while (q < n && cfg[order[q]] == cfg[order[p]]) ++q;
+    while (q < n && cfg_of(order[q]) == cfg_of(order[p])) ++q;
     ShaRange r;
     r.begin = int(p);
     r.count = int(q - p);
-    const int c = cfg[order[p]];
+    const int c = cfg_of(order[p]);
     if (c >= 0) {
       r.nblk = k.configs[c].nblk;
       r.nw = k.configs[c].nw;
@@ -387,12 +387,24 @@ DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings
   bool known = false;
   for (const auto& v : variants(method)) known |= v.variant == variant;
   if (!known) throw Error(ErrorCategory::usage, std::string("variant ") + variant_name(variant) + " does not apply to " + method_name(method));
+  // Every job's prefix, back to back: lengths, offsets, then the bytes copied on all cores.
   m.prefix_end.resize(m.n);
-  for (std::size_t i = 0; i < m.n; ++i) {
-    if (settings[i]->method != method) throw Error(ErrorCategory::internal, "DeviceBatch: mixed methods");
-    m.prefixes += settings[i]->prefix;
-    m.prefix_end[i] = std::uint32_t(m.prefixes.size());
-  }
+  std::atomic<bool> mixed{false};
+  parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (settings[i]->method != method) mixed = true;
+      m.prefix_end[i] = std::uint32_t(settings[i]->prefix.size());
+    }
+  });
+  if (mixed) throw Error(ErrorCategory::internal, "DeviceBatch: mixed methods");
+  std::partial_sum(m.prefix_end.begin(), m.prefix_end.end(), m.prefix_end.begin());
+  m.prefixes.resize(m.n ? m.prefix_end.back() : 0);
+  parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::string& pre = settings[i]->prefix;
+      std::memcpy(m.prefixes.data() + m.prefix_end[i] - pre.size(), pre.data(), pre.size());
+    }
+  });
   if (m.n == 0) return;
   m.d_out = DeviceBuffer<char>(std::size_t(kOutStride) * m.n, stream);
   // Only the hash characters of each slot are written; zero the rest so the copy back reads

@@ -11,6 +11,7 @@
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/hash/crypt_gpu.hpp"
 
 namespace wk::hash::gpu {
@@ -53,20 +54,23 @@ std::size_t batch_size(Method m) {
 
 }  // namespace
 
-std::string self_check() {
+std::string self_check(std::span<const Method> methods) {
   // Each pair is one thread's serial hash (up to ~35 ms for 5000 sha512crypt rounds): all of them
   // run at once, on a stream each, and are compared at the end.
   struct Check {
     Setting setting;
     std::optional<Stream> stream;
     std::optional<DeviceBatch> batch;
+    const KnownAnswer* known = nullptr;
   };
-  std::vector<Check> checks(kKnownAnswers.size());
-  for (std::size_t i = 0; i < kKnownAnswers.size(); ++i) {
-    const KnownAnswer& k = kKnownAnswers[i];
+  std::array<Check, kKnownAnswers.size()> slots;  // not movable (streams, batches): the first `used` are used
+  std::size_t used = 0;
+  for (const KnownAnswer& k : kKnownAnswers) {
     SettingParse p = parse_setting(k.setting);
     if (!p.setting) return std::string("known-answer setting rejected: ") + k.setting;
-    Check& c = checks[i];
+    if (!methods.empty() && std::find(methods.begin(), methods.end(), p.setting->method) == methods.end()) continue;
+    Check& c = slots[used++];
+    c.known = &k;
     c.setting = std::move(*p.setting);
     c.stream.emplace();
     const Setting* s = &c.setting;
@@ -75,19 +79,40 @@ std::string self_check() {
                     default_variant(s->method), *c.stream);
     c.batch->run(*c.stream);
   }
-  for (std::size_t i = 0; i < kKnownAnswers.size(); ++i) {
-    const KnownAnswer& k = kKnownAnswers[i];
+  for (Check& c : std::span(slots).first(used)) {
+    const KnownAnswer& k = *c.known;
     std::vector<std::string> out;
-    checks[i].batch->results(*checks[i].stream, out);
+    c.batch->results(*c.stream, out);
     if (out.size() != 1 || out[0] != k.expected)
-      return std::string(method_name(checks[i].setting.method)) + " (" + k.setting + "): the device computed " +
+      return std::string(method_name(c.setting.method)) + " (" + k.setting + "): the device computed " +
              (out.empty() ? std::string("nothing") : out[0]) + ", expected " + k.expected;
   }
   return {};
 }
 
+namespace {
+constexpr std::array<Method, 4> kGpuMethods{Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt};
+
+std::size_t gpu_method_index(Method m) {
+  const auto at = std::find(kGpuMethods.begin(), kGpuMethods.end(), m);
+  if (at == kGpuMethods.end()) throw Error(ErrorCategory::internal, "the GPU runner has no kernels for this method");
+  return std::size_t(at - kGpuMethods.begin());
+}
+}  // namespace
+
 struct Runner::Impl {
   PinnedPool pinned;  // staging and result buffers, reused by every batch
+  // Each method's known-answer self-check, run once before its first batch (those the caller
+  // named at construction: right away).
+  std::array<std::once_flag, kGpuMethods.size()> checked;
+  void check(std::span<const Method> methods) {
+    const std::string mismatch = self_check(methods);
+    if (!mismatch.empty())
+      throw Error(ErrorCategory::internal, "GPU known-answer self-check failed, refusing to hash on this device: " + mismatch);
+  }
+  void ensure_checked(Method m) {
+    std::call_once(checked[gpu_method_index(m)], [&] { check(std::span<const Method>(&m, 1)); });
+  }
   // One batch's kernels at a time. Batches of concurrent calls (wk-hash keeps four slices in the
   // engine) would otherwise share the GPU and all finish together at the end, leaving it idle
   // while their results are formatted and the next slices are prepared; taking turns, they finish
@@ -95,7 +120,7 @@ struct Runner::Impl {
   std::mutex gpu_turn;
 };
 
-Runner::Runner() : impl_(std::make_unique<Impl>()) {
+Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>()) {
   // Batches allocate device memory in stream order (DeviceBuffer(count, stream)); keep what they free in the
   // device's pool for the next batch instead of returning it at every synchronization.
   int device = 0;
@@ -104,9 +129,10 @@ Runner::Runner() : impl_(std::make_unique<Impl>()) {
   WK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&mem_pool, device));
   std::uint64_t keep = UINT64_MAX;
   WK_CUDA_CHECK(cudaMemPoolSetAttribute(mem_pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  const std::string mismatch = self_check();
-  if (!mismatch.empty())
-    throw Error(ErrorCategory::internal, "GPU known-answer self-check failed, refusing to hash on this device: " + mismatch);
+  // The named methods' pairs run at once (one set of streams); each is then marked checked.
+  impl_->check(check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now);
+  for (Method m : check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now)
+    std::call_once(impl_->checked[gpu_method_index(m)], [] {});
 }
 
 Runner::~Runner() = default;
@@ -116,19 +142,24 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
   // A stream per call: callers may run several calls at once (wk-hash keeps four slices in the
   // engine so one's host work overlaps the other's kernels).
   Stream stream;
-  for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
-    std::vector<std::size_t> idx;
-    for (std::size_t i = 0; i < jobs.size(); ++i)
-      if (jobs[i].setting->method == m) idx.push_back(i);
+  // The jobs of each method, in one pass.
+  std::array<std::vector<std::size_t>, kGpuMethods.size()> by_method;
+  for (std::size_t i = 0; i < jobs.size(); ++i) by_method[gpu_method_index(jobs[i].setting->method)].push_back(i);
+  for (Method m : kGpuMethods) {
+    const std::vector<std::size_t>& idx = by_method[gpu_method_index(m)];
+    if (idx.empty()) continue;
+    impl_->ensure_checked(m);
     const std::size_t per_batch = batch_size(m);
     for (std::size_t begin = 0; begin < idx.size(); begin += per_batch) {
       const std::size_t end = std::min(idx.size(), begin + per_batch);
-      std::vector<const Setting*> settings;
-      std::vector<std::string_view> passwords;
-      for (std::size_t k = begin; k < end; ++k) {
-        settings.push_back(jobs[idx[k]].setting);
-        passwords.push_back(jobs[idx[k]].password);
-      }
+      std::vector<const Setting*> settings(end - begin);
+      std::vector<std::string_view> passwords(end - begin);
+      parallel_for(end - begin, kHostGrain, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) {
+          settings[k] = jobs[idx[begin + k]].setting;
+          passwords[k] = jobs[idx[begin + k]].password;
+        }
+      });
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
       DeviceBatch batch(m, settings, passwords, default_variant(m), stream, &impl_->pinned);
       std::size_t reported = 0;
@@ -143,7 +174,9 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
       }
       std::vector<std::string> hashes;
       batch.results(stream, hashes);
-      for (std::size_t k = begin; k < end; ++k) out[idx[k]] = std::move(hashes[k - begin]);
+      parallel_for(end - begin, kHostGrain, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) out[idx[begin + k]] = std::move(hashes[k]);
+      });
       if (progress && end - begin > reported) progress(end - begin - reported);
     }
   }

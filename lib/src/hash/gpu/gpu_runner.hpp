@@ -11,6 +11,10 @@
 
 namespace wk::hash::gpu {
 
+// Host loops over a batch's jobs (parse, gather, pack, results) run on all cores in chunks of
+// this many jobs.
+constexpr std::size_t kHostGrain = 8192;
+
 struct PreparedJob {
   const Setting* setting;     // parsed, method md5crypt / sha256crypt / sha512crypt / bcrypt
   std::string_view password;  // checked: <= 511 bytes, no NUL
@@ -18,12 +22,14 @@ struct PreparedJob {
 
 class Runner {
  public:
-  // Creates the stream and runs every format's known-answer self-check on the device.
-  Runner();
+  // Sets up the device's memory pool and runs the known-answer self-check of `check_now` (empty:
+  // every GPU method). A method not checked yet is checked before its first batch runs.
+  explicit Runner(std::span<const Method> check_now = {});
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
-  // out[i] = the crypt string of jobs[i]. progress(n): n more jobs finished.
+  // out[i] = the crypt string of jobs[i]. progress(n): n more jobs finished. Throws
+  // wk::Error{internal} when the self-check of a method in `jobs` fails.
   void run(std::span<const PreparedJob> jobs, std::span<std::string> out, const std::function<void(std::size_t)>& progress);
 
  private:
