@@ -12,7 +12,8 @@ namespace wk::bench {
 
 namespace {
 bool op_specific(image::ConvVariant v) {
-  return v == image::ConvVariant::vectorized_3x3 || v == image::ConvVariant::vectorized_5x5;
+  return v == image::ConvVariant::vectorized_3x3 || v == image::ConvVariant::vectorized_5x5 ||
+         v == image::ConvVariant::vectorized_wide;
 }
 }  // namespace
 

@@ -85,6 +85,35 @@ TEST_CASE("GPU gauss vectorized_5x5: K 3 and 5, every sigma and border, edge wid
   }
 }
 
+TEST_CASE("GPU gauss vectorized_wide: K 7..15, every sigma and border, edge widths and heights, many warps",
+          "[gpu][gauss][gauss_vectorized]") {
+  const auto wide = image::ConvVariant::vectorized_wide;
+  for (int k : {7, 9, 11, 13, 15})
+    for (double sigma : {0.0, 0.3, 0.6, 1.5, 40.0})  // 0.3: a centre tap of 256 takes the stand-in rung
+      for (const auto& b : test::all_borders()) {
+        CAPTURE(k, sigma, test::name_of(b));
+        const cv::Mat src = test::random_image(301, 45, 1, unsigned(k * 7 + int(sigma * 10)));
+        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, wide, true), cpu_gauss(src, k, sigma, b)) == 0);
+      }
+  // Widths around the 8-column chunks and the 240-column warps, heights around the 16-row warps
+  // and 64-row blocks, every border; unaligned views take the stand-in rung.
+  for (int w : {15, 16, 17, 23, 239, 240, 241, 247, 248, 249, 479, 480, 481, 1023, 4097})
+    for (int h : {15, 16, 17, 63, 64, 65, 130})
+      for (const auto& b : test::all_borders()) {
+        const int k = 7 + 2 * ((w + h) % 5);
+        CAPTURE(w, h, k, test::name_of(b));
+        const cv::Mat src = test::random_image(w, h, 1, unsigned(w * 131 + h));
+        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, wide, true), cpu_gauss(src, k, 0, b)) == 0);
+      }
+  for (bool aligned : {true, false}) {
+    CAPTURE(aligned);
+    const cv::Mat src = test::random_image(2100, 700, 1, 10);
+    REQUIRE(test::max_abs_diff(gpu_gauss(src, 15, 0, {}, wide, aligned), cpu_gauss(src, 15, 0, {})) == 0);
+    const cv::Mat flat(333, 517, CV_8UC1, cv::Scalar(255));  // every vertical sum at the 16-bit lane's maximum
+    REQUIRE(test::max_abs_diff(gpu_gauss(flat, 15, 0, {}, wide, aligned), cpu_gauss(flat, 15, 0, {})) == 0);
+  }
+}
+
 TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float images", "[gpu][gauss]") {
   const cv::Mat src = test::random_image(2100, 700, 1, 9);
   for (int k : {3, 5, 7, 9, 15})

@@ -376,8 +376,9 @@ void launch_filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, con
     }
     case ConvVariant::register_blocked:
     case ConvVariant::separable:       // not 2-D rungs (separable: two 1-D passes; vectorized_3x3:
-    case ConvVariant::vectorized_3x3:  // sobel's and laplacian's own kernel; vectorized_5x5: gauss's):
-    case ConvVariant::vectorized_5x5: {  // the 2-D fast path stands in
+    case ConvVariant::vectorized_3x3:  // sobel's and laplacian's own kernel; vectorized_5x5 and
+    case ConvVariant::vectorized_5x5:  // vectorized_wide: gauss's): the 2-D fast path stands in
+    case ConvVariant::vectorized_wide: {
       check_grid(d, kBlockY);
       const dim3 block(kBlockX, kBlockY), grid((d.width + kTileW - 1) / kTileW, (d.height + kBlockY - 1) / kBlockY, d.channels);
       // Instantiated widths; a kernel runs on the narrowest one that holds it.

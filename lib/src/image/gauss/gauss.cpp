@@ -113,9 +113,10 @@ void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const
   const std::vector<int> k = gauss_fixed_kernel(ksize, sigma);
   // Integer weights: the float sum is exactly OpenCV's fixed-point integer v * 2^16.
   const Epilogue e{EpilogueKind::fixed16};
-  if (variant == ConvVariant::vectorized_5x5) {
+  if (variant == ConvVariant::vectorized_5x5 || variant == ConvVariant::vectorized_wide) {
     if (gauss_vectorized_supported(s, d, k)) return gauss_vectorized(s, d, k, b, stream);
-    // Colour, unaligned rows, K > 5: the measured fast rung for that K stands in.
+    if (gauss_wide_supported(s, d, k)) return gauss_wide(s, d, k, b, stream);
+    // Colour, unaligned rows, K > 15, a weight of 256: the measured fast rung for that K stands in.
     variant = ksize <= 7 ? ConvVariant::register_blocked : ConvVariant::separable;
   }
   if (variant == ConvVariant::separable) {
