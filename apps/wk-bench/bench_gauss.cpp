@@ -1,4 +1,4 @@
-// wk-bench gauss: the convolution ladder on the Gaussian, 5x5 and 15x15, bit-exact to
+// wk-bench gauss: the convolution ladder on the Gaussian, 5x5, 7x7 and 15x15, bit-exact to
 // cv::GaussianBlur, against NPP's nppiFilterGaussBorder (replicate border).
 #include <fmt/core.h>
 #include <opencv2/imgproc.hpp>
@@ -11,7 +11,7 @@ namespace wk::bench {
 
 int bench_gauss(const Options& o) {
   std::vector<FilterBench> benches;
-  for (int k : {5, 15}) {
+  for (int k : {5, 7, 15}) {
     FilterBench b;
     b.title = fmt::format("gauss {}x{}, sigma from K, replicate border", k, k);
     const image::Border border{image::BorderMode::replicate, 0};

@@ -64,7 +64,7 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma) {
 
 ConvVariant gauss_default_variant(int ksize) {
   if (ksize <= 5) return ConvVariant::vectorized_5x5;
-  return ksize <= 7 ? ConvVariant::register_blocked : ConvVariant::separable;
+  return ksize <= 15 ? ConvVariant::vectorized_wide : ConvVariant::separable;
 }
 
 namespace {
