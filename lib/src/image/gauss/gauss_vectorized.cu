@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "image/gauss/gauss_gpu.hpp"
+#include "image/gauss/gauss_stream.cuh"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 
@@ -36,38 +37,15 @@ namespace wk::image::detail {
 
 namespace {
 
-constexpr int kChunkPx = 8;                       // columns per chunk: one 64-bit load
+using gauss_stream::kChunkPx;
+using gauss_stream::kNone;
 constexpr int kChunks = 2;                        // chunks per lane, 256 columns apart
 constexpr int kWarpPx = 32 * kChunkPx * kChunks;  // 512 columns per warp
-constexpr int kMaxGridY = 65535;
 constexpr int kMaxR = 2;
 
-// ---- Tuning policy (plain data; docs/apod/gauss.md). Rows per warp: each lane reads
-// (rows + 2R) / rows input rows (the overlap hits L2); rows ahead: loads in flight per lane.
-template <int kWarps, int kRowsPerWarp, int kRowsAhead, int kMinBlocks>
-struct GaussVecPolicy {
-  static constexpr int warps = kWarps;                // warps per block, stacked down
-  static constexpr int rows_per_warp = kRowsPerWarp;  // output rows per lane
-  static constexpr int rows_ahead = kRowsAhead;       // input rows loaded ahead of their use
-  static constexpr int min_blocks = kMinBlocks;       // blocks per SM asked of __launch_bounds__
-  static constexpr int threads = 32 * kWarps;
-  static constexpr int block_rows = kWarps * kRowsPerWarp;
-};
-using DefaultPolicy = GaussVecPolicy<4, 16, 3, 4>;
+using DefaultPolicy = gauss_stream::Policy<4, 16, 3, 4>;
 
-constexpr int kNone = -2;  // a halo column no lane loads (it comes from a shuffle, or is never used)
-
-struct GaussVecArgs {
-  const std::uint8_t* src;
-  std::size_t src_pitch;
-  std::uint8_t* dst;
-  std::size_t dst_pitch;
-  int width, height;
-  unsigned border_value;       // 0..255 (constant border), else 0
-  int left_cols[kMaxR];        // source columns of -R .. -1; -1 stands for border_value
-  int right_cols[kMaxR];       // W .. W + R - 1
-  int top_rows[kMaxR];         // -R .. -1
-  int bottom_rows[kMaxR];      // H .. H + R - 1
+struct GaussVecArgs : gauss_stream::StreamArgs<kMaxR> {
   unsigned weight[kMaxR + 1];  // weight[d]: the tap at distance d from the centre (symmetric kernel)
 };
 
@@ -81,14 +59,6 @@ struct LanePlan {
   int right_col[kMaxR];    // lane 31: columns x0[1] + 8 .. x0[1] + 8 + R - 1 (resolved); else kNone
 };
 
-// Column c of the input row as the stencil sees it: -1 (constant border), kNone (unused), or a
-// column inside the row.
-__device__ __forceinline__ int resolve_col(const GaussVecArgs& a, int c, int R) {
-  if (c < 0) return a.left_cols[c + R];
-  if (c < a.width) return c;
-  return c < a.width + R ? a.right_cols[c - a.width] : kNone;
-}
-
 template <int R>
 __device__ __forceinline__ LanePlan<R> plan_lane(const GaussVecArgs& a, int base, int lane) {
   LanePlan<R> p;
@@ -100,8 +70,8 @@ __device__ __forceinline__ LanePlan<R> plan_lane(const GaussVecArgs& a, int base
   }
 #pragma unroll
   for (int q = 0; q < R; ++q) {
-    p.left_col[q] = lane == 0 ? resolve_col(a, p.x0[0] - R + q, R) : kNone;
-    p.right_col[q] = lane == 31 ? resolve_col(a, p.x0[1] + kChunkPx + q, R) : kNone;
+    p.left_col[q] = lane == 0 ? gauss_stream::resolve_col<R>(a, p.x0[0] - R + q) : kNone;
+    p.right_col[q] = lane == 31 ? gauss_stream::resolve_col<R>(a, p.x0[1] + kChunkPx + q) : kNone;
   }
   return p;
 }
@@ -113,27 +83,12 @@ struct RawRow {
   unsigned left[R], right[R];
 };
 
-__device__ __forceinline__ unsigned load_byte(const std::uint8_t* row, int col, unsigned border_value) {
-  if (col >= 0) return __ldg(row + col);
-  return col == -1 ? border_value : 0u;
-}
-
-template <int R>
-__device__ __noinline__ uint2 load_partial_chunk(const GaussVecArgs& a, const std::uint8_t* row, int x0) {
-  unsigned w[2] = {0u, 0u};
-#pragma unroll
-  for (int q = 0; q < kChunkPx; ++q) w[q >> 2] |= load_byte(row, resolve_col(a, x0 + q, R), a.border_value) << (8 * (q & 3));
-  return make_uint2(w[0], w[1]);
-}
-
 // Input row r (-R <= r < H + rows per warp + R) with the border applied; rows past H + R - 1 only
 // feed outputs that are not stored (they read row H - 1). The branches are the same for the warp.
 template <int R>
 __device__ __forceinline__ RawRow<R> load_row(const GaussVecArgs& a, const LanePlan<R>& p, int r) {
   RawRow<R> raw;
-  int ys = r;
-  if (r < 0) ys = a.top_rows[r + R];
-  else if (r >= a.height) ys = r < a.height + R ? a.bottom_rows[r - a.height] : a.height - 1;
+  const int ys = gauss_stream::source_row<R>(a, r);
   if (ys < 0) {  // constant border row
     const unsigned v4 = a.border_value * 0x01010101u;
 #pragma unroll
@@ -146,13 +101,13 @@ __device__ __forceinline__ RawRow<R> load_row(const GaussVecArgs& a, const LaneP
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     if (p.full[k]) raw.chunk[k] = __ldg(reinterpret_cast<const uint2*>(row + p.x0[k]));
-    else if (p.partial[k]) raw.chunk[k] = load_partial_chunk<R>(a, row, p.x0[k]);
+    else if (p.partial[k]) raw.chunk[k] = gauss_stream::load_partial_chunk<R>(a, row, p.x0[k]);
     else raw.chunk[k] = make_uint2(0u, 0u);
   }
 #pragma unroll
   for (int q = 0; q < R; ++q) {
-    raw.left[q] = load_byte(row, p.left_col[q], a.border_value);
-    raw.right[q] = load_byte(row, p.right_col[q], a.border_value);
+    raw.left[q] = gauss_stream::load_byte(row, p.left_col[q], a.border_value);
+    raw.right[q] = gauss_stream::load_byte(row, p.right_col[q], a.border_value);
   }
   return raw;
 }
@@ -220,16 +175,7 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
     for (int d = 1; d <= R; ++d) s += a.weight[d] * (u[q + 2 - d] + u[q + 2 + d]);
     out[q] = s;
   }
-  const unsigned lo = __byte_perm(__byte_perm(out[0], out[1], 0x0062), __byte_perm(out[2], out[3], 0x0062), 0x5410);
-  const unsigned hi = __byte_perm(__byte_perm(out[4], out[5], 0x0062), __byte_perm(out[6], out[7], 0x0062), 0x5410);
-  std::uint8_t* dst = a.dst + std::size_t(y) * a.dst_pitch + p.x0[k];
-  if (p.full[k]) {
-    *reinterpret_cast<uint2*>(dst) = make_uint2(lo, hi);
-  } else {
-#pragma unroll
-    for (int q = 0; q < kChunkPx; ++q)
-      if (p.x0[k] + q < a.width) dst[q] = static_cast<std::uint8_t>((q < 4 ? lo : hi) >> (8 * (q & 3)));
-  }
+  gauss_stream::store_bytes(a, p.x0[k], y, gauss_stream::pack_byte2(out));
 }
 
 // The live state is P::rows_ahead raw rows, 2R + 1 rows of pairs and the horizontal pass's 12
@@ -296,20 +242,7 @@ void launch(const GaussVecArgs& a, cudaStream_t stream) {
 }  // namespace
 
 bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k) {
-  const int ksize = static_cast<int>(k.size());
-  if (src.type != PixelType::u8 || dst.type != PixelType::u8 || src.channels != 1 || dst.channels != 1) return false;
-  if (ksize != 3 && ksize != 5) return false;
-  int sum = 0;
-  for (int i = 0; i < ksize; ++i) {
-    if (k[i] < 0 || k[i] != k[ksize - 1 - i]) return false;  // symmetric, non-negative
-    sum += k[i];
-  }
-  if (sum != 256) return false;  // the 16-bit lanes hold at most 256 * 255
-  const auto aligned8 = [](const void* p, std::size_t pitch) {
-    return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && pitch % 8 == 0;
-  };
-  return aligned8(src.data, src.pitch) && aligned8(dst.data, dst.pitch) &&
-         (long(src.height) + DefaultPolicy::block_rows - 1) / DefaultPolicy::block_rows <= kMaxGridY;
+  return gauss_stream::supported(src, dst, k, 3, 5, 256, DefaultPolicy::block_rows);
 }
 
 void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border,
@@ -319,14 +252,7 @@ void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vecto
   if (src.width == 0 || src.height == 0) return;
   const int R = static_cast<int>(k.size()) / 2;
   GaussVecArgs a{};
-  set_byte_io(a, src, dst);
-  a.border_value = border.mode == BorderMode::constant ? static_cast<unsigned>(border.value) : 0u;
-  for (int q = 0; q < R; ++q) {
-    a.left_cols[q] = border_index(q - R, src.width, border.mode);
-    a.right_cols[q] = border_index(src.width + q, src.width, border.mode);
-    a.top_rows[q] = border_index(q - R, src.height, border.mode);
-    a.bottom_rows[q] = border_index(src.height + q, src.height, border.mode);
-  }
+  gauss_stream::set_borders(a, R, src, dst, border);
   for (int d = 0; d <= R; ++d) a.weight[d] = static_cast<unsigned>(k[R + d]);
   if (R == 1) launch<1>(a, stream);
   else launch<2>(a, stream);

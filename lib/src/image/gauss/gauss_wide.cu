@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "image/gauss/gauss_gpu.hpp"
+#include "image/gauss/gauss_stream.cuh"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 
@@ -29,35 +30,14 @@ namespace wk::image::detail {
 
 namespace {
 
-constexpr int kChunkPx = 8;                 // columns per lane: one 64-bit load
+using gauss_stream::kChunkPx;                // columns per lane: one 64-bit load
 constexpr int kWarpOutPx = 30 * kChunkPx;   // lanes 1..30 store: 240 columns per warp
 constexpr int kWords = 12;                  // pair words of the left, own and right chunks
 constexpr int kMinR = 3, kMaxR = 7;
-constexpr int kMaxGridY = 65535;
-constexpr int kNone = -2;  // a column no stored output reads
 
-template <int kWarps, int kRowsPerWarp, int kRowsAhead, int kMinBlocks>
-struct GaussWidePolicy {
-  static constexpr int warps = kWarps;                // warps per block, stacked down
-  static constexpr int rows_per_warp = kRowsPerWarp;  // output rows per lane
-  static constexpr int rows_ahead = kRowsAhead;       // input rows loaded ahead of their use
-  static constexpr int min_blocks = kMinBlocks;       // blocks per SM asked of __launch_bounds__
-  static constexpr int threads = 32 * kWarps;
-  static constexpr int block_rows = kWarps * kRowsPerWarp;
-};
-using WidePolicy = GaussWidePolicy<4, 16, 3, 3>;
+using WidePolicy = gauss_stream::Policy<4, 16, 3, 3>;
 
-struct GaussWideArgs {
-  const std::uint8_t* src;
-  std::size_t src_pitch;
-  std::uint8_t* dst;
-  std::size_t dst_pitch;
-  int width, height;
-  unsigned border_value;            // 0..255 (constant border), else 0
-  int left_cols[kMaxR];             // source columns of -R .. -1; -1 stands for border_value
-  int right_cols[kMaxR];            // W .. W + R - 1
-  int top_rows[kMaxR];              // -R .. -1
-  int bottom_rows[kMaxR];           // H .. H + R - 1
+struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
   unsigned vweight[kMaxR + 1];      // vweight[d]: the tap at distance d from the centre
   unsigned hweight[kChunkPx][kWords];  // output column q, pair word j: its two taps' weights in bytes 0 and 1
 };
@@ -76,41 +56,18 @@ __host__ __device__ constexpr bool word_needed(int R, int j) {
   return false;
 }
 
-template <int R>
-__device__ __forceinline__ int resolve_col(const GaussWideArgs& a, int c) {
-  if (c < -R) return kNone;
-  if (c < 0) return a.left_cols[c + R];
-  if (c < a.width) return c;
-  return c < a.width + R ? a.right_cols[c - a.width] : kNone;
-}
-
-__device__ __forceinline__ unsigned load_byte(const std::uint8_t* row, int col, unsigned border_value) {
-  if (col >= 0) return __ldg(row + col);
-  return col == -1 ? border_value : 0u;
-}
-
-template <int R>
-__device__ __noinline__ uint2 load_partial_chunk(const GaussWideArgs& a, const std::uint8_t* row, int x0) {
-  unsigned w[2] = {0u, 0u};
-#pragma unroll
-  for (int q = 0; q < kChunkPx; ++q) w[q >> 2] |= load_byte(row, resolve_col<R>(a, x0 + q), a.border_value) << (8 * (q & 3));
-  return make_uint2(w[0], w[1]);
-}
-
 // Input row r (-R <= r < H + rows per warp + R) of the lane's chunk with the border applied; rows
 // past H + R - 1 only feed outputs that are not stored (they read row H - 1).
 template <int R>
 __device__ __forceinline__ uint2 load_row(const GaussWideArgs& a, int x0, bool inside, int r) {
-  int ys = r;
-  if (r < 0) ys = a.top_rows[r + R];
-  else if (r >= a.height) ys = r < a.height + R ? a.bottom_rows[r - a.height] : a.height - 1;
+  const int ys = gauss_stream::source_row<R>(a, r);
   if (ys < 0) {  // constant border row
     const unsigned v4 = a.border_value * 0x01010101u;
     return make_uint2(v4, v4);
   }
   const std::uint8_t* row = a.src + std::size_t(ys) * a.src_pitch;
   if (inside) return __ldg(reinterpret_cast<const uint2*>(row + x0));
-  return load_partial_chunk<R>(a, row, x0);
+  return gauss_stream::load_partial_chunk<R>(a, row, x0);
 }
 
 struct Quad {
@@ -170,16 +127,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
         if (word_used(R, q, j)) s = __dp2a_lo(word[j], a.hweight[q][j], s);
       out[q] = s;
     }
-    const unsigned lo = __byte_perm(__byte_perm(out[0], out[1], 0x0062), __byte_perm(out[2], out[3], 0x0062), 0x5410);
-    const unsigned hi = __byte_perm(__byte_perm(out[4], out[5], 0x0062), __byte_perm(out[6], out[7], 0x0062), 0x5410);
-    std::uint8_t* dst = a.dst + std::size_t(y) * a.dst_pitch + x0;
-    if (x0 + kChunkPx <= a.width) {
-      *reinterpret_cast<uint2*>(dst) = make_uint2(lo, hi);
-    } else {
-#pragma unroll
-      for (int q = 0; q < kChunkPx; ++q)
-        if (x0 + q < a.width) dst[q] = static_cast<std::uint8_t>((q < 4 ? lo : hi) >> (8 * (q & 3)));
-    }
+    gauss_stream::store_bytes(a, x0, y, gauss_stream::pack_byte2(out));
   }
 }
 
@@ -192,20 +140,8 @@ void launch(const GaussWideArgs& a, cudaStream_t stream) {
 }  // namespace
 
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k) {
-  const int ksize = static_cast<int>(k.size());
-  if (src.type != PixelType::u8 || dst.type != PixelType::u8 || src.channels != 1 || dst.channels != 1) return false;
-  if (ksize % 2 == 0 || ksize / 2 < kMinR || ksize / 2 > kMaxR) return false;
-  int sum = 0;
-  for (int i = 0; i < ksize; ++i) {
-    if (k[i] < 0 || k[i] > 255 || k[i] != k[ksize - 1 - i]) return false;  // symmetric, 8-bit weights for dp2a
-    sum += k[i];
-  }
-  if (sum != 256) return false;  // the 16-bit lanes hold at most 256 * 255
-  const auto aligned8 = [](const void* p, std::size_t pitch) {
-    return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && pitch % 8 == 0;
-  };
-  return aligned8(src.data, src.pitch) && aligned8(dst.data, dst.pitch) &&
-         (long(src.height) + WidePolicy::block_rows - 1) / WidePolicy::block_rows <= kMaxGridY;
+  // dp2a takes 8-bit weights: a centre weight of 256 (tiny sigma) is left to the stand-in rung.
+  return gauss_stream::supported(src, dst, k, 2 * kMinR + 1, 2 * kMaxR + 1, 255, WidePolicy::block_rows);
 }
 
 void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border,
@@ -215,14 +151,7 @@ void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>
   if (src.width == 0 || src.height == 0) return;
   const int R = static_cast<int>(k.size()) / 2;
   GaussWideArgs a{};
-  set_byte_io(a, src, dst);
-  a.border_value = border.mode == BorderMode::constant ? static_cast<unsigned>(border.value) : 0u;
-  for (int q = 0; q < R; ++q) {
-    a.left_cols[q] = border_index(q - R, src.width, border.mode);
-    a.right_cols[q] = border_index(src.width + q, src.width, border.mode);
-    a.top_rows[q] = border_index(q - R, src.height, border.mode);
-    a.bottom_rows[q] = border_index(src.height + q, src.height, border.mode);
-  }
+  gauss_stream::set_borders(a, R, src, dst, border);
   for (int d = 0; d <= R; ++d) a.vweight[d] = static_cast<unsigned>(k[R + d]);
   auto tap = [&](int d) { return d >= -R && d <= R ? static_cast<unsigned>(k[R + d]) : 0u; };
   for (int q = 0; q < kChunkPx; ++q)
