@@ -9,8 +9,7 @@
 // R + 1 multiplies per word for 2R + 1 taps). The horizontal pass is 16 x 8-bit dot products:
 // dp2a multiplies a word's two 16-bit sums by two 8-bit weights and adds both to a 32-bit
 // accumulator started at 2^15 (sums stay below 2^24: exact), so a pixel costs about R + 1 dp2a; the
-// weight pairs per (output column, word) are kernel parameters (constant bank operands). The
-// output byte is byte 2 of the sum.
+// weight pairs, one per distance, are kernel parameters. The output byte is byte 2 of the sum.
 //
 // Geometry. A lane owns 8 columns (one 64-bit load per row) and walks P::rows_per_warp rows; lanes
 // 0 and 31 only load the halo of their neighbours (R <= 7 < 8), so a warp stores 240 columns; the
@@ -39,7 +38,10 @@ using WidePolicy = gauss_stream::Policy<4, 16, 3, 3>;
 
 struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
   unsigned vweight[kMaxR + 1];      // vweight[d]: the tap at distance d from the centre
-  unsigned hweight[kChunkPx][kWords];  // output column q, pair word j: its two taps' weights in bytes 0 and 1
+  // The weights of a pair word's two columns, at distances lo and lo + 2 from the output column,
+  // in bytes 0 and 1: hpair[lo + R + 2], lo = -R - 2 .. R (2R + 3 distinct words, few enough to
+  // stay in uniform registers across the row loop).
+  unsigned hpair[2 * kMaxR + 3];
 };
 
 // Pair word j = 4c + w: chunk c (0 left, 1 own, 2 right), word w (E0 = columns 0, 2; O0 = 1, 3;
@@ -124,7 +126,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
       unsigned s = 1u << 15;
 #pragma unroll
       for (int j = 0; j < kWords; ++j)
-        if (word_used(R, q, j)) s = __dp2a_lo(word[j], a.hweight[q][j], s);
+        if (word_used(R, q, j)) s = __dp2a_lo(word[j], a.hpair[word_col(j) - q + R + 2], s);
       out[q] = s;
     }
     gauss_stream::store_bytes(a, x0, y, gauss_stream::pack_byte2(out));
@@ -154,11 +156,7 @@ void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>
   gauss_stream::set_borders(a, R, src, dst, border);
   for (int d = 0; d <= R; ++d) a.vweight[d] = static_cast<unsigned>(k[R + d]);
   auto tap = [&](int d) { return d >= -R && d <= R ? static_cast<unsigned>(k[R + d]) : 0u; };
-  for (int q = 0; q < kChunkPx; ++q)
-    for (int j = 0; j < kWords; ++j) {
-      const int lo = word_col(j) - q;
-      a.hweight[q][j] = tap(lo) | tap(lo + 2) << 8;
-    }
+  for (int lo = -R - 2; lo <= R; ++lo) a.hpair[lo + R + 2] = tap(lo) | tap(lo + 2) << 8;
   switch (R) {
     case 3: launch<3>(a, stream); break;
     case 4: launch<4>(a, stream); break;
