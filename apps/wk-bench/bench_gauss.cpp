@@ -22,7 +22,8 @@ int bench_gauss(const Options& o) {
       image::gauss(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, 0, border, s, rung);
     };
     b.rungs = all_rungs();
-    b.rungs.push_back(k <= 5 ? image::ConvVariant::vectorized_5x5 : image::ConvVariant::vectorized_wide);
+    if (k <= 5) b.rungs.push_back(image::ConvVariant::vectorized_5x5);
+    b.rungs.push_back(image::ConvVariant::vectorized_wide);
     b.default_rung = image::gauss_default_variant(k);
 #if defined(WK_HAVE_NPP)
     b.npp = [k](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {

@@ -114,6 +114,9 @@ void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const
   // Integer weights: the float sum is exactly OpenCV's fixed-point integer v * 2^16.
   const Epilogue e{EpilogueKind::fixed16};
   if (variant == ConvVariant::vectorized_5x5 || variant == ConvVariant::vectorized_wide) {
+    // Each streaming rung takes the sizes it has; the other one stands in for the rest.
+    const bool wide_first = variant == ConvVariant::vectorized_wide;
+    if (wide_first && gauss_wide_supported(s, d, k)) return gauss_wide(s, d, k, b, stream);
     if (gauss_vectorized_supported(s, d, k)) return gauss_vectorized(s, d, k, b, stream);
     if (gauss_wide_supported(s, d, k)) return gauss_wide(s, d, k, b, stream);
     // Colour, unaligned rows, K > 15, a weight of 256: the measured fast rung for that K stands in.

@@ -32,7 +32,7 @@ namespace {
 using gauss_stream::kChunkPx;                // columns per lane: one 64-bit load
 constexpr int kWarpOutPx = 30 * kChunkPx;   // lanes 1..30 store: 240 columns per warp
 constexpr int kWords = 12;                  // pair words of the left, own and right chunks
-constexpr int kMinR = 3, kMaxR = 7;
+constexpr int kMinR = 2, kMaxR = 7;
 
 using WidePolicy = gauss_stream::Policy<4, 16, 3, 3>;
 
@@ -158,6 +158,7 @@ void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>
   auto tap = [&](int d) { return d >= -R && d <= R ? static_cast<unsigned>(k[R + d]) : 0u; };
   for (int lo = -R - 2; lo <= R; ++lo) a.hpair[lo + R + 2] = tap(lo) | tap(lo + 2) << 8;
   switch (R) {
+    case 2: launch<2>(a, stream); break;
     case 3: launch<3>(a, stream); break;
     case 4: launch<4>(a, stream); break;
     case 5: launch<5>(a, stream); break;
