@@ -44,7 +44,7 @@ bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const 
 void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                       cudaStream_t stream);
 
-// The vectorized_wide rung (gauss_wide.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 7..15 with
+// The vectorized_wide rung (gauss_wide.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 5..15 with
 // a symmetric kernel summing to 256, every weight below 256, at most 65535 * 64 rows.
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
 

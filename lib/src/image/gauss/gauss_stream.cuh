@@ -1,6 +1,6 @@
 #pragma once
 // Internal: what the two streaming Gaussian rungs share (gauss_vectorized.cu: 3 x 3 and 5 x 5;
-// gauss_wide.cu: 7 x 7 .. 15 x 15) -- their tuning policy, the borders resolved on the host, and
+// gauss_wide.cu: 5 x 5 .. 15 x 15) -- their tuning policy, the borders resolved on the host, and
 // the device helpers that load a row's 8-column chunk with the border applied and store one.
 // `Args` is each kernel's parameter struct, a StreamArgs with its weights added.
 #include <cuda_runtime.h>
