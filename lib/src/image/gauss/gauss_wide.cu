@@ -94,27 +94,30 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
   const bool stores = lane >= 1 && lane <= 30 && x0 < a.width;
 
   // Fully unrolled over the input rows: the arrays are registers, only kRowsAhead + 1 raw rows and
-  // K unpacked rows live at a time.
+  // the K output rows in progress live at a time. The vertical pass accumulates: input row i,
+  // unpacked once, adds its weight times its words to each output row whose window holds it
+  // (the first, i == t, starts the sum), and output row t is complete at input row t + 2R.
   uint2 raw[kInRows];
-  Quad rows[kInRows];
+  unsigned acc[kRowsPerWarp][4];
 #pragma unroll
   for (int i = 0; i < kRowsAhead && i < kInRows; ++i) raw[i] = load_row<R>(a, x0, inside, y0 - R + i);
 #pragma unroll
   for (int i = 0; i < kInRows; ++i) {
     if (i + kRowsAhead < kInRows) raw[i + kRowsAhead] = load_row<R>(a, x0, inside, y0 - R + i + kRowsAhead);
-    rows[i] = unpack(raw[i]);
+    const Quad row = unpack(raw[i]);
+#pragma unroll
+    for (int t = i - 2 * R; t <= i; ++t) {
+      if (t < 0 || t >= kRowsPerWarp) continue;
+      const unsigned w = a.vweight[i - R - t < 0 ? t + R - i : i - R - t];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[t][q] = t == i ? w * row.w[q] : acc[t][q] + w * row.w[q];
+    }
     if (i < K - 1) continue;
     const int y = y0 + i - 2 * R;  // the output row whose window ends at input row i
-    // Vertical sums of the lane's 4 words, then the neighbours' by shuffles.
+    // The lane's 4 vertical sums, then the neighbours' by shuffles.
     unsigned word[kWords];
 #pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      const int c = i - R;  // centre row
-      unsigned v = a.vweight[0] * rows[c].w[w];
-#pragma unroll
-      for (int d = 1; d <= R; ++d) v += a.vweight[d] * (rows[c - d].w[w] + rows[c + d].w[w]);
-      word[4 + w] = v;
-    }
+    for (int w = 0; w < 4; ++w) word[4 + w] = acc[i - 2 * R][w];
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       word[w] = word_needed(R, w) ? __shfl_up_sync(0xFFFFFFFFu, word[4 + w], 1) : 0u;
