@@ -96,9 +96,9 @@ TEST_CASE("GPU gauss vectorized_wide: K 5..15, every sigma and border, edge widt
         REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, wide, true), cpu_gauss(src, k, sigma, b)) == 0);
       }
   // Widths around the 8-column chunks and the 240-column warps, heights around the 16-row warps
-  // and 64-row blocks, every border; unaligned views take the stand-in rung.
+  // and 128-row blocks, every border; unaligned views take the stand-in rung.
   for (int w : {15, 16, 17, 23, 239, 240, 241, 247, 248, 249, 479, 480, 481, 1023, 4097})
-    for (int h : {15, 16, 17, 63, 64, 65, 130})
+    for (int h : {15, 16, 17, 63, 127, 128, 129, 260})
       for (const auto& b : test::all_borders()) {
         const int k = 5 + 2 * ((w + h) % 6);
         CAPTURE(w, h, k, test::name_of(b));

@@ -45,7 +45,7 @@ void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vecto
                       cudaStream_t stream);
 
 // The vectorized_wide rung (gauss_wide.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 5..15 with
-// a symmetric kernel summing to 256, every weight below 256, at most 65535 * 64 rows.
+// a symmetric kernel summing to 256, every weight below 256, at most 65535 * 128 rows.
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
 
 // A streaming kernel (8 columns x 16 rows per thread, 64-bit loads and stores): the vertical pass

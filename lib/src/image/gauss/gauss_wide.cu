@@ -35,7 +35,7 @@ constexpr int kWarpOutPx = 30 * kChunkPx;   // lanes 1..30 store: 240 columns pe
 constexpr int kWords = 12;                  // pair words of the left, own and right chunks
 constexpr int kMinR = 2, kMaxR = 7;
 
-using WidePolicy = gauss_stream::Policy<4, 16, 3, 3>;
+using WidePolicy = gauss_stream::Policy<8, 16, 3, 2>;
 
 struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
   unsigned vweight[kMaxR + 1];      // vweight[d]: the tap at distance d from the centre
