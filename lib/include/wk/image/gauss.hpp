@@ -23,7 +23,7 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma);
 
 // The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, 2026-11-22,
 // docs/apod/gauss.md): vectorized_5x5 up to 5 x 5 (820 vs 329 Gpx/s for register_blocked),
-// vectorized_wide for 7 x 7 .. 15 x 15 (15x15: 349 vs 98 for separable), separable above; colour,
+// vectorized_wide for 7 x 7 .. 15 x 15 (15x15: 411 vs 98 for separable), separable above; colour,
 // unaligned rows or a centre weight of 256 take register_blocked (K <= 7) or separable under those
 // names. Every rung is bit-exact.
 ConvVariant gauss_default_variant(int ksize);
