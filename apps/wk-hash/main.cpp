@@ -327,7 +327,6 @@ class InputReader {
   std::future<hash::SecretBuffer> pending_;
 };
 
-
 void summary(const Common& c, const std::string& text) {
   if (!c.quiet) app::print_notice(kProg, text);
 }
