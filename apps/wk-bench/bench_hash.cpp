@@ -169,8 +169,8 @@ std::string class_s_password_file(std::size_t n, unsigned seed) {
   return text;
 }
 
-// wk-hash's output for `passwords` (one per line): n lines, and a sample of them reproduced by
-// libxcrypt from their own setting and the password of the same line.
+// wk-hash's output for the first n lines of `passwords` (one per line): n lines, and a sample of
+// them reproduced by libxcrypt from their own setting and the password of the same line.
 bool check_hash_file(const fs::path& out, const std::string& passwords, std::size_t n) {
   std::vector<std::string> lines;
   {
@@ -288,15 +288,19 @@ int bench_hash(const Options& o) {
       for (const FormatSpec& f : kFormats) {
         if (!o.variant.empty()) break;
         const char* fname = hash::method_name(f.method);
+        double cpu_khs = 0;
+        for (const HashRow& k : rows)
+          if (k.format == fname && k.cls == "S" && k.note == "cpu") cpu_khs = k.khs;
+        // The N-line file; the N/2-line one and the kernel's jobs are its first lines.
+        const std::string text = class_s_password_file(f.file_jobs, 13);
         // The kernel rate to compare with: the default rung on jobs like the file's -- its 7-byte
         // passwords with the salts wk-hash draws (16 characters for sha-crypt, not class S's 8:
         // sha256crypt then needs two blocks in 4 rounds of 7).
-        const std::string sample_text = class_s_password_file(f.jobs, 13);
         Jobs file_jobs;
         hash::HashOptions opt;
         opt.method = f.method;
         file_jobs.settings = hash::generate_settings(opt, f.jobs);
-        for (std::size_t i = 0; i < f.jobs; ++i) file_jobs.passwords.push_back(sample_text.substr(i * 8, 7));
+        for (std::size_t i = 0; i < f.jobs; ++i) file_jobs.passwords.push_back(text.substr(i * 8, 7));
         HashRow kernel;
         kernel.format = fname;
         kernel.cls = "file";
@@ -308,19 +312,17 @@ int bench_hash(const Options& o) {
         kernel.khs = double(f.jobs) / kernel.ms;
         kernel.hashcat = f.hashcat_s_khs;
         kernel.target = f.target_s_khs;
-        const double kernel_khs = kernel.khs;
-        double cpu_khs = 0;
-        for (const HashRow& k : rows)
-          if (k.format == fname && k.cls == "S" && k.note == "cpu") cpu_khs = k.khs;
+        kernel.cpu = cpu_khs;
+        rows.push_back(kernel);
         double seconds[2] = {0, 0};
         bool ok = true;
         for (int half = 1; half >= 0; --half) {
           const std::size_t n = half ? f.file_jobs / 2 : f.file_jobs;
           const fs::path in = dir / "in.txt", out = dir / "out.txt";
-          const std::string text = class_s_password_file(n, 13);
+          const std::size_t bytes = n * 8;  // 7 bytes and a newline per line
           {
             FILE* fp = std::fopen(in.c_str(), "wb");
-            if (!fp || std::fwrite(text.data(), 1, text.size(), fp) != text.size() || std::fclose(fp) != 0)
+            if (!fp || std::fwrite(text.data(), 1, bytes, fp) != bytes || std::fclose(fp) != 0)
               throw Error(ErrorCategory::io, in.string() + ": cannot write");
           }
           const std::string cmd = fmt::format("'{}' hash -q --device gpu --method {} -i '{}' -o '{}'", exe.string(), fname,
@@ -330,8 +332,6 @@ int bench_hash(const Options& o) {
           seconds[half] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           ok = ok && rc == 0 && check_hash_file(out, text, n);
         }
-        kernel.cpu = cpu_khs;
-        rows.push_back(kernel);
         HashRow whole;
         whole.format = fname;
         whole.cls = "file";
@@ -349,7 +349,7 @@ int bench_hash(const Options& o) {
         marginal.khs = ok && marginal.ms > 0 ? double(marginal.jobs) / marginal.ms : 0;
         for (HashRow* r : {&whole, &marginal})
           r->note = !ok                ? "FAILED"
-                    : kernel_khs > 0 ? fmt::format("{:.0f}% of kernel", 100.0 * r->khs / kernel_khs)
+                    : kernel.khs > 0 ? fmt::format("{:.0f}% of kernel", 100.0 * r->khs / kernel.khs)
                                      : "";
         rows.push_back(whole);
         rows.push_back(marginal);
