@@ -307,19 +307,20 @@ std::size_t run_jobs(const char* what, std::size_t line_count, const EngineStart
 }
 
 // The input: a named file is read on a helper thread from construction on (overlapping the choice
-// of backend, whose GPU probe creates the CUDA context); standard input only in get(), so that a
-// usage error shows at once on a terminal rather than after Ctrl-D.
+// of backend, whose GPU probe creates the CUDA context); standard input only in get(), after the
+// engine's backend choice, so that a usage error (--device gpu without a GPU) shows at once on a
+// terminal rather than after Ctrl-D.
 class InputReader {
  public:
   explicit InputReader(const std::string& path) : path_(path) {
     if (!path_.empty() && path_ != "-")
       pending_ = std::async(std::launch::async, [p = path_] { return hash::read_secret_input(p); });
   }
-  // Standard input, read only in get(): a caller waits for its usage checks first.
-  bool from_stdin() const { return !pending_.valid(); }
-  hash::SecretBuffer get() {
+  hash::SecretBuffer get(const EngineStart& engine) {
     nvtx::Range r("read", nvtx::Color::io);
-    return pending_.valid() ? pending_.get() : hash::read_secret_input(path_);
+    if (pending_.valid()) return pending_.get();
+    engine.get();
+    return hash::read_secret_input(path_);
   }
 
  private:
@@ -351,8 +352,7 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
   app::OutputSink sink(c.output);
   InputReader reader(c.input);
   const EngineStart engine(c, opt.method);
-  if (reader.from_stdin()) engine.get();  // a usage error (no GPU for --device gpu) before waiting for input
-  const hash::SecretBuffer input = reader.get();
+  const hash::SecretBuffer input = reader.get(engine);
   const auto text_lines = hash::split_lines(input.view());
   // Per chunk of a slice: split user:password, check the password, draw fresh salts in bulk.
   auto build = [&](std::size_t first, std::span<LineJob> lines) {
@@ -416,8 +416,7 @@ int cmd_crypt(const Common& c) {
   app::OutputSink sink(c.output);
   InputReader reader(c.input);
   const EngineStart engine(c);
-  if (reader.from_stdin()) engine.get();  // a usage error (no GPU for --device gpu) before waiting for input
-  const hash::SecretBuffer input = reader.get();
+  const hash::SecretBuffer input = reader.get(engine);
   const auto text_lines = hash::split_lines(input.view());
   const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "SETTING"),
                                       [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
@@ -441,8 +440,7 @@ int cmd_verify(const Common& c) {
   app::OutputSink sink(c.output);
   InputReader reader(c.input);
   const EngineStart engine(c);
-  if (reader.from_stdin()) engine.get();  // a usage error (no GPU for --device gpu) before waiting for input
-  const hash::SecretBuffer input = reader.get();
+  const hash::SecretBuffer input = reader.get(engine);
   const auto text_lines = hash::split_lines(input.view());
   std::atomic<std::size_t> ok{0}, mismatch{0};
   const std::size_t failed = run_jobs("verify", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "HASH"),
