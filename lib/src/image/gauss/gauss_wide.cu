@@ -6,8 +6,8 @@
 // bits summing to 256, out = (sum_i c_i sum_j c_j in + 2^15) >> 16), so the vertical pass may run
 // first. It runs in SIMD within a register: a word holds two columns of the same parity in its
 // 16-bit lanes -- E = (c0, c2), O = (c1, c3) of each 4 bytes, one PRMT each -- and every vertical
-// sum is at most 256 * 255 = 65280, so no lane carries into the next (symmetric weights: R adds and
-// R + 1 multiplies per word for 2R + 1 taps). The horizontal pass is 16 x 8-bit dot products:
+// sum is at most 256 * 255 = 65280, so no lane carries into the next (each input row, unpacked
+// once, is multiplied into the 2R + 1 output rows in progress). The horizontal pass is 16 x 8-bit dot products:
 // dp2a multiplies a word's two 16-bit sums by two 8-bit weights and adds both to a 32-bit
 // accumulator started at 2^15 (sums stay below 2^24: exact), so a pixel costs about R + 1 dp2a; the
 // weight pairs, one per distance, are kernel parameters. The output byte is byte 2 of the sum.
