@@ -2,6 +2,8 @@
 // sums in another order), on every border, channel count, kernel size 1x1..31x31, odd pitches.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "filter_test_util.hpp"
 #include "wk/image/conv.hpp"
 
@@ -51,12 +53,37 @@ TEST_CASE("GPU conv: every rung, border and channel count within 1 LSB of the CP
 TEST_CASE("GPU conv: kernels 1x1 to 31x31, square and not, fast rungs", "[gpu][conv]") {
   const cv::Mat src = test::random_image(300, 40, 1, 5);
   for (int n = 1; n <= 31; ++n)
-    for (auto v : {image::ConvVariant::register_blocked, image::ConvVariant::separable}) {
+    for (auto v : {image::ConvVariant::register_blocked, image::ConvVariant::tensor_core, image::ConvVariant::separable}) {
       const int w = n, h = std::max(1, 32 - n);
       CAPTURE(w, h, image::to_string(v));
       const auto k = v == image::ConvVariant::separable ? outer(w, h, unsigned(n)) : test::random_kernel(w, h, unsigned(n), -0.2f, 0.3f);
       REQUIRE(test::max_abs_diff(gpu_conv(src, k, {}, v, n % 2 == 0), cpu_conv(src, k, {})) <= 1);
     }
+}
+
+TEST_CASE("GPU conv: the tensor_core rung's weight terms", "[gpu][conv]") {
+  // Integer weights are exact in one fp16 term and their sums exact in the fp32 accumulator: the
+  // result equals OpenCV's bit for bit. Fractional weights with sum |w| = 6 (the benchmark's) take
+  // two terms, sum |w| = 110 three; weights over 13 octaves of magnitude two.
+  const cv::Mat src = test::random_image(531, 150, 1, 21);
+  image::FilterKernel integer = test::random_kernel(13, 11, 3);
+  for (float& w : integer.weights) w = std::round(w * 6.f);
+  image::FilterKernel two = test::random_kernel(15, 15, 6, -0.5f, 1.f);
+  for (float& w : two.weights) w /= 15.f;
+  image::FilterKernel spread = test::random_kernel(9, 9, 4);
+  for (std::size_t i = 0; i < spread.weights.size(); ++i) spread.weights[i] *= std::ldexp(1.f, -int(i % 13));
+  struct Case {
+    const char* name;
+    image::FilterKernel k;
+    double tolerance;
+  };
+  for (const Case& c : {Case{"integer", integer, 0}, Case{"two terms", two, 1}, Case{"three terms", test::random_kernel(15, 15, 7), 1},
+                        Case{"spread", spread, 1}, Case{"31x31", test::random_kernel(31, 31, 8, -0.02f, 0.04f), 1}})
+    for (const auto& b : test::all_borders())
+      for (bool aligned : {true, false}) {
+        CAPTURE(c.name, test::name_of(b), aligned);
+        REQUIRE(test::max_abs_diff(gpu_conv(src, c.k, b, image::ConvVariant::tensor_core, aligned), cpu_conv(src, c.k, b)) <= c.tolerance);
+      }
 }
 
 TEST_CASE("GPU conv: edge sizes and odd pitches", "[gpu][conv]") {

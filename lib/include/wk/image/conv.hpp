@@ -12,7 +12,7 @@
 
 namespace wk::image {
 
-// separable for rank-1 kernels, register_blocked otherwise.
+// separable for rank-1 kernels, tensor_core otherwise (float images: register_blocked under that name).
 ConvVariant conv_default_variant(const FilterKernel& kernel);
 
 // GPU: device images of the same size and channel count (1, 3 or 4), not overlapping. The

@@ -103,7 +103,10 @@ enum class ConvVariant {
   constant_weights,  // weights in constant memory (kernel parameter space): broadcast, cached
   shared_tiles,      // block tile + halo staged in shared memory, border resolved while loading
   cached_halo,       // tile interior in shared memory, halo read through the L1 cache
-  register_blocked,  // shared tile, 16 outputs/thread from a register window (the non-separable fast path)
+  register_blocked,  // shared tile, 16 outputs/thread from a register window (float images' fast path)
+  tensor_core,       // 8-bit inputs: the sum as fp16 matrix products on the tensor cores, fp32 accumulation,
+                     // when fp16 hi/lo weight terms are within 2^-10 LSB (the 8-bit non-separable fast
+                     // path); other inputs and weights: register_blocked under this name
   separable,         // two 1-D passes (rank-1 kernels); op-specific fast kernels (gauss, sobel, box)
   vectorized_3x3,    // 3x3 ops only (sobel, laplacian): the streaming 16 px x 8 rows/thread kernel on
                      // aligned 1-channel 8-bit rows; other images: sobel's separable, laplacian's

@@ -10,7 +10,7 @@ namespace wk::image {
 using namespace detail;
 
 ConvVariant conv_default_variant(const FilterKernel& kernel) {
-  return separate(kernel) ? ConvVariant::separable : ConvVariant::register_blocked;
+  return separate(kernel) ? ConvVariant::separable : ConvVariant::tensor_core;
 }
 
 namespace {

@@ -67,12 +67,13 @@ void check_kernel(const FilterKernel& k, const std::string& where) {
           std::to_string(kMaxKernelSize) + "x" + std::to_string(kMaxKernelSize));
 }
 
-constexpr std::array<ConvVariantInfo, 9> kVariants{{
+constexpr std::array<ConvVariantInfo, 10> kVariants{{
     {ConvVariant::naive, "naive", "1 px/thread, weights in global memory"},
     {ConvVariant::constant_weights, "constant_weights", "weights in constant memory"},
     {ConvVariant::shared_tiles, "shared_tiles", "tile + halo in shared memory"},
     {ConvVariant::cached_halo, "cached_halo", "tile in shared memory, halo through L1"},
     {ConvVariant::register_blocked, "register_blocked", "16 px/thread register window"},
+    {ConvVariant::tensor_core, "tensor_core", "8-bit: fp16 mma.sync on the tensor cores, 128x64 px/block"},
     {ConvVariant::separable, "separable", "two 1-D passes / op-specific fast kernel"},
     {ConvVariant::vectorized_3x3, "vectorized_3x3", "3x3 only: 16 px x 8 rows/thread, 64-bit loads, full-width stores"},
     {ConvVariant::vectorized_5x5, "vectorized_5x5", "gauss 3x3/5x5 only: 16 px x 16 rows/thread, packed 16-bit vertical pass"},

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "image/filter/filter_device.cuh"
 #include "image/filter/filter_gpu.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -20,66 +21,6 @@ namespace wk::image::detail {
 namespace {
 
 constexpr int kMaxGridY = 65535;
-
-template <class T>
-struct Src {
-  const std::uint8_t* data;
-  std::size_t pitch;
-  int width, height, cn;
-  __device__ __forceinline__ float at(int x, int y, int c) const {
-    return static_cast<float>(__ldg(reinterpret_cast<const T*>(data + std::size_t(y) * pitch) + std::size_t(x) * cn + c));
-  }
-  // The pixel at (x, y) of channel c with the border applied.
-  __device__ __forceinline__ float at_border(int x, int y, int c, const BorderArgs& b) const {
-    const int xx = border_index(x, width, b.mode), yy = border_index(y, height, b.mode);
-    return (xx < 0 || yy < 0) ? b.value : at(xx, yy, c);
-  }
-};
-
-template <class T>
-__device__ __forceinline__ T to_output(float v, const Epilogue& e);
-
-template <>
-__device__ __forceinline__ std::uint8_t to_output<std::uint8_t>(float v, const Epilogue& e) {
-  int r;
-  switch (e.kind) {
-    case EpilogueKind::fixed16: r = static_cast<int>(floorf(fmaf(v, 1.f / 65536.f, 0.5f))); break;  // exact: v < 2^24
-    case EpilogueKind::box_fixed: r = static_cast<int>(box_divide(static_cast<unsigned>(v), {unsigned(e.add), e.mul})); break;
-    case EpilogueKind::box_float: r = __float2int_rn(v * e.scale); break;
-    case EpilogueKind::abs_round: r = abs(__float2int_rn(v)); break;
-    default: r = __float2int_rn(v); break;
-  }
-  return static_cast<std::uint8_t>(min(max(r, 0), 255));
-}
-
-template <>
-__device__ __forceinline__ std::int16_t to_output<std::int16_t>(float v, const Epilogue&) {
-  return static_cast<std::int16_t>(min(max(__float2int_rn(v), -32768), 32767));
-}
-
-template <>
-__device__ __forceinline__ float to_output<float>(float v, const Epilogue& e) {
-  return e.kind == EpilogueKind::box_float ? v * e.scale : v;
-}
-
-template <class T>
-struct Dst {
-  std::uint8_t* data;
-  std::size_t pitch;
-  int width, height, cn;
-  __device__ __forceinline__ void store(int x, int y, int c, float v, const Epilogue& e) const {
-    reinterpret_cast<T*>(data + std::size_t(y) * pitch)[std::size_t(x) * cn + c] = to_output<T>(v, e);
-  }
-};
-
-template <class T>
-Src<T> src_of(const GpuImage& g) {
-  return {static_cast<const std::uint8_t*>(g.data), g.pitch, g.width, g.height, g.channels};
-}
-template <class T>
-Dst<T> dst_of(const GpuImage& g) {
-  return {static_cast<std::uint8_t*>(g.data), g.pitch, g.width, g.height, g.channels};
-}
 
 // ---- Rungs 1 and 2: one output per thread, every tap read from global memory (through the
 // read-only cache) with its border test. Rung 1 reads the weights from global memory too; rung 2
@@ -348,6 +289,7 @@ void launch_filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, con
                      const Epilogue& e, cudaStream_t stream) {
   const Src<Tin> src = src_of<Tin>(s);
   const Dst<Tout> dst = dst_of<Tout>(d);
+  if (rung == ConvVariant::tensor_core && filter2d_mma(s, d, taps, b, e, stream)) return;
   switch (rung) {
     case ConvVariant::naive:
     case ConvVariant::constant_weights:
@@ -375,6 +317,7 @@ void launch_filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, con
       break;
     }
     case ConvVariant::register_blocked:
+    case ConvVariant::tensor_core:     // inputs and weights the tensor cores do not take
     case ConvVariant::separable:       // not 2-D rungs (separable: two 1-D passes; vectorized_3x3:
     case ConvVariant::vectorized_3x3:  // sobel's and laplacian's own kernel; vectorized_5x5 and
     case ConvVariant::vectorized_5x5:  // vectorized_wide: gauss's): the 2-D fast path stands in

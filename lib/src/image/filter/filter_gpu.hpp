@@ -78,6 +78,11 @@ struct Taps1D {
 // Supported type pairs: u8 -> u8, u8 -> s16, f32 -> f32. Asynchronous on `stream`.
 void filter2d(ConvVariant rung, const GpuImage& src, const GpuImage& dst, const Taps2D& taps, const BorderArgs& border,
               const Epilogue& epilogue, cudaStream_t stream);
+// The tensor_core rung (filter_mma.cu) for 8-bit inputs and 8/16-bit outputs. Returns false,
+// launching nothing, for other types and for weights that fp16 terms cannot hold to within 2^-10
+// LSB; the caller then runs register_blocked.
+bool filter2d_mma(const GpuImage& src, const GpuImage& dst, const Taps2D& taps, const BorderArgs& border,
+                  const Epilogue& epilogue, cudaStream_t stream);
 // The generic two-pass path: one kernel, the row pass into shared memory, then the column pass.
 void separable_filter(const GpuImage& src, const GpuImage& dst, const Taps1D& taps, const BorderArgs& border,
                       const Epilogue& epilogue, cudaStream_t stream);
