@@ -12,7 +12,7 @@ namespace wk::image {
 
 // K from 1 to 31; throws wk::Error{usage} naming box otherwise.
 void check_box_args(int ksize);
-ConvVariant box_default_variant();  // register_blocked (measured fastest, docs/apod/box.md)
+ConvVariant box_default_variant();  // tensor_core (measured fastest, docs/apod/box.md)
 
 void box(ConstImageView d_src, ImageView d_dst, int ksize, const Border& border, cudaStream_t stream,
          ConvVariant variant = box_default_variant());

@@ -14,9 +14,10 @@ void check_box_args(int ksize) {
     throw Error(ErrorCategory::usage, "box: K must be from 1 to 31, not " + std::to_string(ksize));
 }
 
-// Measured on the H100 (8192x8192 u8, 2026-11-22, docs/apod/box.md): register_blocked 317 Gpx/s
-// at 5x5 and 90 at 15x15, against 98 and 64 for the generic separable pass.
-ConvVariant box_default_variant() { return ConvVariant::register_blocked; }
+// Measured on the H100 (8192x8192 u8, 2026-11-22, docs/apod/box.md): tensor_core 338 Gpx/s at
+// 5x5 and 203 at 15x15 (all-ones weights: one exact fp16 term), register_blocked 317 and 90, the
+// generic separable pass 98 and 64. Float images run register_blocked under the name.
+ConvVariant box_default_variant() { return ConvVariant::tensor_core; }
 
 namespace {
 

@@ -85,7 +85,7 @@ __device__ __forceinline__ unsigned pixels_to_half2(unsigned v, unsigned selecto
 }
 
 template <class Tout, int KS, int kTerms>
-__global__ void __launch_bounds__(kMmaThreads, 2)
+__global__ void __launch_bounds__(kMmaThreads, 3)
     conv_mma_kernel(Src<std::uint8_t> src, Dst<Tout> dst, const uint2* __restrict__ frags, int kh, int ax, int ay,
                     float unscale, BorderArgs b, Epilogue e) {
   extern __shared__ uint4 smem_mma[];
