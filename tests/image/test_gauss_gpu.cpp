@@ -114,6 +114,31 @@ TEST_CASE("GPU gauss vectorized_wide: K 5..15, every sigma and border, edge widt
   }
 }
 
+TEST_CASE("GPU gauss tensor_core: K 3..15, every sigma and border, edge widths and heights, channels", "[gpu][gauss]") {
+  const auto tc = image::ConvVariant::tensor_core;
+  for (int k : {3, 5, 7, 9, 11, 13, 15})
+    for (double sigma : {0.0, 0.3, 0.6, 1.5, 40.0})  // 0.3: a centre tap of 256
+      for (const auto& b : test::all_borders()) {
+        CAPTURE(k, sigma, test::name_of(b));
+        const cv::Mat src = test::random_image(301, 45, 1, unsigned(k * 7 + int(sigma * 10)));
+        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, tc, true), cpu_gauss(src, k, sigma, b)) == 0);
+      }
+  // Widths around the 16-column strips and 128-column blocks, heights around the 8-row tiles and
+  // 64-row blocks; unaligned views and colour take the byte-store and per-pixel staging paths.
+  int n = 0;
+  for (int w : {15, 16, 17, 31, 127, 128, 129, 143, 144, 145, 1023, 1025})
+    for (int h : {15, 16, 17, 63, 64, 65, 71, 72, 73, 200}) {
+      const std::vector<image::Border> borders = test::all_borders();
+      const image::Border b = borders[std::size_t(n) % borders.size()];
+      const int cn = n % 5 == 0 ? 3 : 1;
+      const bool aligned = n++ % 3 != 0;
+      const int k = w >= 15 && h >= 15 ? 15 : 5;
+      CAPTURE(w, h, k, cn, aligned, test::name_of(b));
+      const cv::Mat src = test::random_image(w, h, cn, unsigned(w * 131 + h));
+      REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, tc, aligned), cpu_gauss(src, k, 0, b)) == 0);
+    }
+}
+
 TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float images", "[gpu][gauss]") {
   const cv::Mat src = test::random_image(2100, 700, 1, 9);
   for (int k : {3, 5, 7, 9, 15})

@@ -113,6 +113,7 @@ void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const
   const std::vector<int> k = gauss_fixed_kernel(ksize, sigma);
   // Integer weights: the float sum is exactly OpenCV's fixed-point integer v * 2^16.
   const Epilogue e{EpilogueKind::fixed16};
+  if (variant == ConvVariant::tensor_core && gauss_mma_supported(s, d, k)) return gauss_mma(s, d, k, b, stream);
   if (variant == ConvVariant::vectorized_5x5 || variant == ConvVariant::vectorized_wide) {
     // Each streaming rung takes the sizes it has; the other one stands in for the rest.
     const bool wide_first = variant == ConvVariant::vectorized_wide;

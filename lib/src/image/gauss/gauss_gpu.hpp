@@ -54,4 +54,11 @@ bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::v
 void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                 cudaStream_t stream);
 
+// The Gaussian's tensor_core rung (gauss_mma.cu): u8 -> u8, any channel count and alignment,
+// K 3..15 with taps 0..256. Both passes as fp16 mma products, the row pass's sums split into two
+// exact fp16 terms for the column pass. Bit-exact. Throws Error{internal} when !gauss_mma_supported.
+bool gauss_mma_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
+void gauss_mma(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
+               cudaStream_t stream);
+
 }  // namespace wk::image::detail
