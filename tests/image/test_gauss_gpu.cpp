@@ -124,10 +124,10 @@ TEST_CASE("GPU gauss tensor_core: K 3..15, every sigma and border, edge widths a
         REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, tc, true), cpu_gauss(src, k, sigma, b)) == 0);
       }
   // Widths around the 16-column strips and 128-column blocks, heights around the 8-row tiles and
-  // 64-row blocks; unaligned views and colour take the byte-store and per-pixel staging paths.
+  // 128-row blocks; unaligned views and colour take the byte-store and per-pixel staging paths.
   int n = 0;
   for (int w : {15, 16, 17, 31, 127, 128, 129, 143, 144, 145, 1023, 1025})
-    for (int h : {15, 16, 17, 63, 64, 65, 71, 72, 73, 200}) {
+    for (int h : {15, 16, 17, 63, 64, 65, 127, 128, 129, 135, 136, 137, 300}) {
       const std::vector<image::Border> borders = test::all_borders();
       const image::Border b = borders[std::size_t(n) % borders.size()];
       const int cn = n % 5 == 0 ? 3 : 1;
