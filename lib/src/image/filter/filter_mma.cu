@@ -249,7 +249,10 @@ bool filter2d_mma(const GpuImage& s, const GpuImage& d, const Taps2D& taps, cons
   const MmaWeights w = mma_weights(taps, ks);
   if (w.terms == 0) return false;
   // The table: a stream-ordered copy (the pageable source is staged before cudaMemcpyAsync
-  // returns), freed after the kernel.
+  // returns), freed after the kernel. A copy from pageable memory may hold the calling thread
+  // until the stream reaches it; a per-device cache of uploaded tables would avoid that, but
+  // allocations kept for the process are leaks to compute-sanitizer's leak check (tried:
+  // memcheck failed), so it would need an explicit release at shutdown.
   uint2* frags = nullptr;
   const std::size_t bytes = sizeof(uint2) * w.frags.size();
   WK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&frags), bytes, stream));
