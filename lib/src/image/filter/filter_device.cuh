@@ -83,6 +83,12 @@ struct Dst {
   }
 };
 
+// Whether every row of a Src or Dst starts on a multiple of `bytes` (a power of two).
+template <class View>
+__device__ __forceinline__ bool rows_aligned(const View& v, unsigned bytes) {
+  return ((reinterpret_cast<std::uintptr_t>(v.data) | v.pitch) & (bytes - 1)) == 0;
+}
+
 template <class T>
 inline Src<T> src_of(const GpuImage& g) {
   return {static_cast<const std::uint8_t*>(g.data), g.pitch, g.width, g.height, g.channels};

@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kMmaThreads, 3)
     // 8-bit gray, the strip inside the image, rows 4-byte aligned: a lane and its neighbour
     // swap one pixel pair so that each stores 4 consecutive pixels of each of its rows. The
     // epilogue's kind is picked once, not per value.
-    if (dst.cn == 1 && xs + 16 <= dst.width && ((reinterpret_cast<std::uintptr_t>(dst.data) | dst.pitch) & 3) == 0) {
+    if (dst.cn == 1 && xs + 16 <= dst.width && rows_aligned(dst, 4)) {
       const bool odd = t4 & 1;
       const int x = xs + (odd ? 6 + 2 * t4 : 2 * t4);
       epilogue_dispatch(e, [&](auto kind) {

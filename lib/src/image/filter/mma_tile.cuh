@@ -48,8 +48,7 @@ __device__ __forceinline__ void stage_fp16_tile(__half* tile, const Src<std::uin
   const int tid = threadIdx.x;
   constexpr int kBatch = 8;
   const bool interior = src.cn == 1 && gx0 >= 0 && gy0 >= 0 && gy0 + rows <= src.height &&
-                        (gx0 & ~3) + kCols + 4 <= src.width &&
-                        ((reinterpret_cast<std::uintptr_t>(src.data) | src.pitch) & 3) == 0;
+                        (gx0 & ~3) + kCols + 4 <= src.width && rows_aligned(src, 4);
   if (interior) {
     constexpr int kWords = kCols / 4;
     const int total = rows * kWords, shift = 8 * (gx0 & 3);

@@ -91,8 +91,8 @@ __global__ void __launch_bounds__(kThreads, 4)
     ht[s][0] = tap_pair(a, k - g);
     ht[s][1] = tap_pair(a, k - g - 8);
     ht[s][2] = tap_pair(a, k + 8 - g);
-    ht[s][3] = tap_pair(a, k - g);
-    vt[s] = make_uint2(tap_pair(a, k - g), tap_pair(a, k + 8 - g));
+    ht[s][3] = ht[s][0];                   // (g + 8, k + 8): the same band diagonal as (g, k)
+    vt[s] = make_uint2(ht[s][0], ht[s][2]);  // Vt(k, g) = h(k - g): Ht's row-g pairs
   }
   // ldmatrix.x4 over one R tile: lanes 8j..8j+7 address rows 0-7 of the 8-column block j.
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(tile)) +
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kThreads, 4)
 
   unsigned char* xpose = reinterpret_cast<unsigned char*>(tile + kRows * kPitch) + 128 * warp;
   const int xs = bx0 + 16 * warp;
-  const bool words = dst.cn == 1 && xs + 16 <= dst.width && ((reinterpret_cast<std::uintptr_t>(dst.data) | dst.pitch) & 3) == 0;
+  const bool words = dst.cn == 1 && xs + 16 <= dst.width && rows_aligned(dst, 4);
   const int x = xs + 4 * (lane & 3);
   unsigned whi[4][2], wlo[4][2];  // R tiles j .. j + 3, slot q & 3
   row_pass(0, whi[0], wlo[0]);
