@@ -19,7 +19,7 @@ constexpr BenchEntry kBenches[] = {
     {"histogram", "256-bin histogram of 8-bit gray: natural photo and constant image", wk::bench::bench_histogram},
     {"equalize", "histogram equalization of 8-bit gray (histogram + LUT + apply)", wk::bench::bench_equalize},
     {"conv", "generic float-weight convolution 7x7 and 15x15 (8-bit gray)", wk::bench::bench_conv},
-    {"gauss", "Gaussian blur 5x5 and 15x15 (8-bit gray, bit-exact)", wk::bench::bench_gauss},
+    {"gauss", "Gaussian blur 5x5 (sigma from K and 1.5), 7x7 and 15x15 (8-bit gray, bit-exact)", wk::bench::bench_gauss},
     {"box", "box (mean) filter 5x5 and 15x15 (8-bit gray)", wk::bench::bench_box},
     {"sobel", "Sobel 3x3: dx u8 -> s16, gradient magnitude (8-bit gray)", wk::bench::bench_sobel},
     {"laplacian", "|Laplacian| 3x3 (8-bit gray)", wk::bench::bench_laplacian},

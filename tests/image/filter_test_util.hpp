@@ -172,7 +172,8 @@ inline cv::Mat random_mat(int w, int h, int type, unsigned seed) {
 
 // The edge cases of the vectorized_3x3 kernel (sobel, laplacian): widths around its 8-column
 // chunks, 256-column half warps and 512-column warps (lanes 0 and 31 load their neighbours; chunks
-// straddling the right edge go byte by byte), heights around its 8-row warps and 32-row blocks,
+// straddling the right edge go byte by byte; warps that skip the border logic from 1028 columns
+// and 17 rows), heights around its 8-row warps and 32-row blocks,
 // aligned and odd pitches. Borders rotate over those cases (each meets every border several times)
 // to keep compute-sanitizer runs short; then every border on one image with interior warps,
 // partial chunks and several blocks down. check(src, border, aligned) compares one image; the
@@ -182,7 +183,7 @@ void for_each_stencil3x3_case(unsigned seed_step, unsigned last_seed, Check chec
   const auto borders = all_borders();
   const int heights[] = {3, 8, 9, 33, 70};
   int n = 0;
-  for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1031, 4097})
+  for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1027, 1028, 1029, 1031, 1536, 4097})
     for (bool aligned : {true, false}) {
       const image::Border b = borders[std::size_t(n) % borders.size()];
       const int h = heights[n % 5];

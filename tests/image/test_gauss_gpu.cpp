@@ -66,22 +66,30 @@ TEST_CASE("GPU gauss vectorized_5x5: K 3 and 5, every sigma and border, edge wid
         const cv::Mat src = test::random_image(301, 45, 1, unsigned(k * 7 + int(sigma * 10)));
         REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, vec, true), cpu_gauss(src, k, sigma, b)) == 0);
       }
-  // Widths around the 8-column chunks and the 512-column warps, heights around the 16-row warps
-  // and 64-row blocks, every border; unaligned views take the stand-in rung.
-  for (int w : {3, 5, 6, 7, 8, 9, 10, 15, 16, 17, 255, 256, 257, 263, 511, 512, 513, 520, 1023, 1025, 4097})
-    for (int h : {5, 16, 17, 63, 64, 65, 130})
-      for (const auto& b : test::all_borders()) {
-        const int k = w < 5 ? 3 : 5;
-        CAPTURE(w, h, k, test::name_of(b));
-        const cv::Mat src = test::random_image(w, h, 1, unsigned(w * 131 + h));
-        REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, vec, true), cpu_gauss(src, k, 0, b)) == 0);
-      }
+  // Widths around the 8-column chunks and the 512-column warps (interior warps, which skip the
+  // border logic, from 1028 columns), heights around the 8-row warps and 64-row blocks, every
+  // border; unaligned views take the stand-in rung. Sigma 0 gives taps that are multiples of 16
+  // (both passes in 16-bit lanes), 1.5 general taps.
+  for (int w : {3, 5, 6, 7, 8, 9, 10, 15, 16, 17, 255, 256, 257, 263, 511, 512, 513, 520, 1023, 1025, 1027, 1028, 1029, 1536, 4097})
+    for (int h : {5, 8, 9, 11, 12, 13, 16, 17, 63, 64, 65, 130})
+      for (double sigma : {0.0, 1.5})
+        for (const auto& b : test::all_borders()) {
+          const int k = w < 5 ? 3 : 5;
+          CAPTURE(w, h, k, sigma, test::name_of(b));
+          const cv::Mat src = test::random_image(w, h, 1, unsigned(w * 131 + h));
+          REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, vec, true), cpu_gauss(src, k, sigma, b)) == 0);
+        }
   for (bool aligned : {true, false}) {
     CAPTURE(aligned);
     const cv::Mat src = test::random_image(2100, 700, 1, 10);
     REQUIRE(test::max_abs_diff(gpu_gauss(src, 5, 0, {}, vec, aligned), cpu_gauss(src, 5, 0, {})) == 0);
-    const cv::Mat flat(333, 517, CV_8UC1, cv::Scalar(255));  // every vertical sum at the 16-bit lane's maximum
-    REQUIRE(test::max_abs_diff(gpu_gauss(flat, 5, 0, {}, vec, aligned), cpu_gauss(flat, 5, 0, {})) == 0);
+    // Every vertical (and, for sigma 0, horizontal) sum at the 16-bit lane's maximum.
+    const cv::Mat flat(333, 517, CV_8UC1, cv::Scalar(255));
+    for (double sigma : {0.0, 1.5})
+      for (int k : {3, 5}) {
+        CAPTURE(sigma, k);
+        REQUIRE(test::max_abs_diff(gpu_gauss(flat, k, sigma, {}, vec, aligned), cpu_gauss(flat, k, sigma, {})) == 0);
+      }
   }
 }
 
@@ -95,10 +103,12 @@ TEST_CASE("GPU gauss vectorized_wide: K 5..15, every sigma and border, edge widt
         const cv::Mat src = test::random_image(301, 45, 1, unsigned(k * 7 + int(sigma * 10)));
         REQUIRE(test::max_abs_diff(gpu_gauss(src, k, sigma, b, wide, true), cpu_gauss(src, k, sigma, b)) == 0);
       }
-  // Widths around the 8-column chunks and the 240-column warps, heights around the 16-row warps
-  // and 128-row blocks, every border; unaligned views take the stand-in rung.
-  for (int w : {15, 16, 17, 23, 239, 240, 241, 247, 248, 249, 479, 480, 481, 1023, 4097})
-    for (int h : {15, 16, 17, 63, 127, 128, 129, 260})
+  // Widths around the 8-column chunks and the 240-column warps (the first warp that skips the
+  // border logic needs 488 columns, the second 728), heights around the 8-row warps (such a warp
+  // needs R rows above and below) and 64-row blocks, every border; unaligned views take the
+  // stand-in rung.
+  for (int w : {15, 16, 17, 23, 239, 240, 241, 247, 248, 249, 479, 480, 481, 487, 488, 489, 728, 1023, 4097})
+    for (int h : {15, 16, 17, 20, 21, 22, 23, 63, 64, 65, 129, 260})
       for (const auto& b : test::all_borders()) {
         const int k = 5 + 2 * ((w + h) % 6);
         CAPTURE(w, h, k, test::name_of(b));

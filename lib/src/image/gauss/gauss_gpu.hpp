@@ -38,17 +38,18 @@ void gauss_rolling(const GpuImage& src, const GpuImage& dst, const std::vector<i
 // 5 with a symmetric kernel summing to 256, at most 65535 * 64 rows.
 bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
 
-// A streaming kernel (16 columns x 16 rows per thread, 64-bit loads and stores): the vertical pass
-// first, in 16-bit lanes of packed words, then the horizontal pass in 32 bits. Bit-exact.
+// A streaming kernel (16 columns x 8 rows per thread, 64-bit loads and stores): the vertical pass
+// first, in 16-bit lanes of packed words, then the horizontal pass in 32 bits, or also in 16-bit
+// lanes when every tap is a multiple of 16 (the default-sigma kernels). Bit-exact.
 // Throws Error{internal} when !gauss_vectorized_supported.
 void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                       cudaStream_t stream);
 
 // The vectorized_wide rung (gauss_wide.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 5..15 with
-// a symmetric kernel summing to 256, every weight below 256, at most 65535 * 128 rows.
+// a symmetric kernel summing to 256, every weight below 256, at most 65535 * 64 rows.
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
 
-// A streaming kernel (8 columns x 16 rows per thread, 64-bit loads and stores): the vertical pass
+// A streaming kernel (8 columns x 8 rows per thread, 64-bit loads and stores): the vertical pass
 // first, in 16-bit lanes of packed words, then the horizontal pass as 16 x 8-bit dot products
 // (dp2a). Bit-exact. Throws Error{internal} when !gauss_wide_supported.
 void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,

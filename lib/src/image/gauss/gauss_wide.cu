@@ -16,7 +16,7 @@
 // 0 and 31 only load the halo of their neighbours (R <= 7 < 8), so a warp stores 240 columns; the
 // neighbours' vertical sums come by shuffles. Borders: columns -R .. -1, W .. W + R - 1 and rows
 // -R .. -1, H .. H + R - 1 are resolved once on the host; a chunk not wholly inside the row
-// assembles its bytes one by one.
+// assembles its bytes one by one. Interior warps run a copy of the row walk without border logic.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -35,7 +35,7 @@ constexpr int kWarpOutPx = 30 * kChunkPx;   // lanes 1..30 store: 240 columns pe
 constexpr int kWords = 12;                  // pair words of the left, own and right chunks
 constexpr int kMinR = 2, kMaxR = 7;
 
-using WidePolicy = gauss_stream::Policy<8, 16, 3, 2>;
+using WidePolicy = gauss_stream::Policy<8, 8, 4, 2>;
 
 struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
   unsigned vweight[kMaxR + 1];      // vweight[d]: the tap at distance d from the centre
@@ -61,8 +61,10 @@ __host__ __device__ constexpr bool word_needed(int R, int j) {
 
 // Input row r (-R <= r < H + rows per warp + R) of the lane's chunk with the border applied; rows
 // past H + R - 1 only feed outputs that are not stored (they read row H - 1).
-template <int R>
+// An interior warp (kInterior: every chunk and row it reads lies inside the image) loads directly.
+template <int R, bool kInterior>
 __device__ __forceinline__ uint2 load_row(const GaussWideArgs& a, int x0, bool inside, int r) {
+  if constexpr (kInterior) return __ldg(reinterpret_cast<const uint2*>(a.src + std::size_t(r) * a.src_pitch + x0));
   const int ys = gauss_stream::source_row<R>(a, r);
   if (ys < 0) {  // constant border row
     const unsigned v4 = a.border_value * 0x01010101u;
@@ -81,17 +83,15 @@ __device__ __forceinline__ Quad unpack(uint2 c) {
            __byte_perm(c.y, 0u, 0x4341)}};
 }
 
-template <int R, class P>
-__global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(const __grid_constant__ GaussWideArgs a) {
+// The rows y0 .. y0 + rows per warp - 1 of one warp; the lane's chunk starts at column x0.
+template <int R, class P, bool kInterior>
+__device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0) {
   constexpr int kRowsPerWarp = P::rows_per_warp, kRowsAhead = P::rows_ahead;
   constexpr int K = 2 * R + 1;
   constexpr int kInRows = kRowsPerWarp + 2 * R;
-  const int y0 = (blockIdx.y * P::warps + threadIdx.y) * kRowsPerWarp;
-  if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
   const int lane = threadIdx.x;
-  const int x0 = int(blockIdx.x) * kWarpOutPx - kChunkPx + lane * kChunkPx;
   const bool inside = x0 >= 0 && x0 + kChunkPx <= a.width;
-  const bool stores = lane >= 1 && lane <= 30 && x0 < a.width;
+  const bool stores = lane >= 1 && lane <= 30 && (kInterior || x0 < a.width);
 
   // Fully unrolled over the input rows: the arrays are registers, only kRowsAhead + 1 raw rows and
   // the K output rows in progress live at a time. The vertical pass accumulates: input row i,
@@ -100,10 +100,10 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
   uint2 raw[kInRows];
   unsigned acc[kRowsPerWarp][4];
 #pragma unroll
-  for (int i = 0; i < kRowsAhead && i < kInRows; ++i) raw[i] = load_row<R>(a, x0, inside, y0 - R + i);
+  for (int i = 0; i < kRowsAhead && i < kInRows; ++i) raw[i] = load_row<R, kInterior>(a, x0, inside, y0 - R + i);
 #pragma unroll
   for (int i = 0; i < kInRows; ++i) {
-    if (i + kRowsAhead < kInRows) raw[i + kRowsAhead] = load_row<R>(a, x0, inside, y0 - R + i + kRowsAhead);
+    if (i + kRowsAhead < kInRows) raw[i + kRowsAhead] = load_row<R, kInterior>(a, x0, inside, y0 - R + i + kRowsAhead);
     const Quad row = unpack(raw[i]);
 #pragma unroll
     for (int t = i - 2 * R; t <= i; ++t) {
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
       word[w] = word_needed(R, w) ? __shfl_up_sync(0xFFFFFFFFu, word[4 + w], 1) : 0u;
       word[8 + w] = word_needed(R, 8 + w) ? __shfl_down_sync(0xFFFFFFFFu, word[4 + w], 1) : 0u;
     }
-    if (!stores || y >= a.height) continue;
+    if (!stores || (!kInterior && y >= a.height)) continue;
     unsigned out[kChunkPx];  // the result in byte 2
 #pragma unroll
     for (int q = 0; q < kChunkPx; ++q) {
@@ -133,8 +133,23 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
         if (word_used(R, q, j)) s = __dp2a_lo(word[j], a.hpair[word_col(j) - q + R + 2], s);
       out[q] = s;
     }
-    gauss_stream::store_bytes(a, x0, y, gauss_stream::pack_byte2(out));
+    const uint2 bytes = gauss_stream::pack_byte2(out);
+    if constexpr (kInterior) *reinterpret_cast<uint2*>(a.dst + std::size_t(y) * a.dst_pitch + x0) = bytes;
+    else gauss_stream::store_bytes(a, x0, y, bytes);
   }
+}
+
+template <int R, class P>
+__global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(const __grid_constant__ GaussWideArgs a) {
+  const int y0 = (blockIdx.y * P::warps + threadIdx.y) * P::rows_per_warp;
+  if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
+  const int first = int(blockIdx.x) * kWarpOutPx - kChunkPx;  // lane 0's chunk
+  const int x0 = first + int(threadIdx.x) * kChunkPx;
+  // Warps whose 32 chunks and rows lie inside the image skip the border and edge checks: all but
+  // the first and last warp of each row of warps, and the first and last rows of warps.
+  const bool interior = first >= 0 && first + 32 * kChunkPx <= a.width && y0 >= R && y0 + P::rows_per_warp + R <= a.height;
+  if (interior) walk_rows<R, P, true>(a, x0, y0);
+  else walk_rows<R, P, false>(a, x0, y0);
 }
 
 template <int R, class P = WidePolicy>
