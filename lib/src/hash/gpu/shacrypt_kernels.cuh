@@ -28,11 +28,12 @@ namespace wk::hash::gpu::detail {
 
 inline constexpr int kRoundThreads = 128;  // threads per block of the round kernels
 // Minimum resident blocks per SM for the block kernels (__launch_bounds__), measured on the H100
-// (docs/apod/hash.md). sha512crypt's one-block kernel takes 209 registers when left alone (2
-// blocks of 128 threads per SM); capped at 168 (3 blocks) it spills ~140 bytes to L1 and ran 8 %
-// faster. md5crypt's shared-template kernels take 122-168 registers (4 blocks); at 6 blocks (80
-// registers) md5crypt ran 4-9 % faster. sha256crypt is best left alone. The macros exist for
-// that experiment.
+// (docs/apod/hash.md). sha512crypt's one-block kernel took 209 registers when left alone (2
+// blocks of 128 threads per SM); capped at 168 (3 blocks) it spilled ~140 bytes to L1 and ran 8 %
+// faster. Since its one-block rounds are straight-line code it fits 168 without spills, and 4 or 5
+// blocks were 1-4 % slower. md5crypt's shared-template kernels took 122-168 registers (4 blocks);
+// at 6 blocks (80 registers) md5crypt ran 4-9 % faster; 5 and 7 blocks measure within 1 % of 6.
+// sha256crypt is best left alone. The macros exist for that experiment.
 #ifndef WK_SHA512_MIN_BLOCKS
 #define WK_SHA512_MIN_BLOCKS 3
 #endif
