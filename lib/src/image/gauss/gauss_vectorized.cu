@@ -51,10 +51,13 @@ constexpr int kChunks = 2;                        // chunks per lane, 256 column
 constexpr int kWarpPx = 32 * kChunkPx * kChunks;  // 512 columns per warp
 constexpr int kMaxR = 2;
 
+// 8 warps of 8 rows, 4 rows ahead, 2 blocks per SM: the best of a sweep on the H100
+// (docs/apod/gauss.md); 16 rows per warp made the two unrolled row walks too long.
 using DefaultPolicy = gauss_stream::Policy<8, 8, 4, 2>;
 
 struct GaussVecArgs : gauss_stream::StreamArgs<kMaxR> {
-  unsigned weight[kMaxR + 1];  // weight[d]: the tap at distance d from the centre (symmetric kernel)
+  // weight[d]: the tap at distance d from the centre (symmetric kernel); the tap / 16 for small taps
+  unsigned weight[kMaxR + 1];
 };
 
 // What one lane does across its rows; fixed for the whole kernel.

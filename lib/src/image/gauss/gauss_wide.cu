@@ -35,6 +35,8 @@ constexpr int kWarpOutPx = 30 * kChunkPx;   // lanes 1..30 store: 240 columns pe
 constexpr int kWords = 12;                  // pair words of the left, own and right chunks
 constexpr int kMinR = 2, kMaxR = 7;
 
+// 8 warps of 8 rows, 4 rows ahead, 2 blocks per SM: the best at 15x15 of a sweep on the H100
+// (docs/apod/gauss.md).
 using WidePolicy = gauss_stream::Policy<8, 8, 4, 2>;
 
 struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
