@@ -38,17 +38,20 @@ HistogramVariant histogram_default_variant();
 HistogramVariant parse_histogram_variant(std::string_view name);
 
 // Device scratch through which the kernel's blocks merge their counts. It is zeroed when created
-// and every call leaves it zeroed again (the last block to finish copies the totals out and
-// clears it), so a call is a single kernel launch with no memset. One workspace per stream that
-// has a histogram in flight.
+// and every call leaves it zeroed again (the last block to finish adds the copies up, writes the
+// totals out and clears them), so a call is a single kernel launch with no memset. It holds
+// kCopies copies of the totals and block b adds into copy b % kCopies: a block's global atomics
+// then share their addresses with an eighth of the blocks, not all of them (docs/apod/
+// histogram.md). One workspace per stream that has a histogram in flight.
 class HistogramWorkspace {
  public:
+  static constexpr int kCopies = 8;
   HistogramWorkspace();
   std::uint32_t* accumulator() const { return accum_.get(); }
   unsigned* blocks_done() const { return done_.get(); }
 
  private:
-  DeviceBuffer<std::uint32_t> accum_;  // 4 * 256 counts
+  DeviceBuffer<std::uint32_t> accum_;  // kCopies * 4 * 256 counts
   DeviceBuffer<unsigned> done_;        // finished-block counter
 };
 
