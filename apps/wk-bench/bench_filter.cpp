@@ -110,6 +110,10 @@ int run_filter_benches(const Options& o, const char* op, const std::vector<Filte
                                                          b.title, image::to_string(rung), worst, b.tolerance));
       rows.push_back({image::to_string(rung), is_default ? "default" : "", ms, px, bytes});
     }
+    if (b.roofline && o.ladder) {
+      const double ms = time_gpu_ms(*stream, o.repeats, [&] { b.roofline(d_src->view(), d_dst.get(), d_dst.pitch(), *stream); });
+      rows.push_back({b.roofline_name, "roofline", ms, px, bytes});
+    }
     std::string peer;
 #if defined(WK_HAVE_NPP)
     if (b.npp) {

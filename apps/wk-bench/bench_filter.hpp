@@ -27,6 +27,10 @@ struct FilterBench {
   // The NPP peer (empty: none, or NPP not built).
   std::function<void(ConstImageView d_in, void* d_out, std::size_t out_pitch, cudaStream_t stream)> npp;
   std::string npp_note;  // what the peer computes when it is not the same function
+  // A memory roofline finer than the copy (empty: none), timed into d_out like a rung with
+  // --ladder; its output is not checked.
+  std::function<void(ConstImageView d_in, void* d_out, std::size_t out_pitch, cudaStream_t stream)> roofline;
+  std::string roofline_name;
 };
 
 // Runs and prints each case; `op` names the bench in messages. Returns the exit code.

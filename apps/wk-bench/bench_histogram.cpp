@@ -1,5 +1,6 @@
 // wk-bench histogram: the histogram APOD ladder on a device-resident 8-bit gray image, a natural
-// photo and a constant image (the contention case), against NPP and the copy roofline.
+// photo and a constant image (the contention case), against NPP, the copy roofline and (with
+// --ladder) a kernel that only reads the image.
 #include <fmt/core.h>
 #include <opencv2/core.hpp>
 
@@ -59,6 +60,7 @@ int bench_histogram(const Options& o) {
   Stream stream;
   DeviceImage d_src(o.width, o.height, 1);
   DeviceBuffer<std::uint32_t> d_hist(256);
+  DeviceBuffer<unsigned> d_sink(1);
   image::HistogramWorkspace workspace;
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(px), stream, o.repeats);
 #if defined(WK_HAVE_NPP)
@@ -75,6 +77,13 @@ int bench_histogram(const Options& o) {
       if (download(d_hist, stream) != in.expected)
         throw Error(ErrorCategory::internal, std::string("histogram rung '") + v.name + "' differs from OpenCV: not timing a wrong kernel");
       rows[i].push_back({v.name, is_default ? "default" : "", ms, px, bytes});
+    }
+    if (o.ladder) {
+      // No histogram can beat a pass that only reads the image: the bound for the ratios below.
+      const double ms = time_gpu_ms(stream, o.repeats, [&] {
+        read_only_pass(d_src.view().data, d_src.pitch_bytes() * std::size_t(o.height), d_sink.get(), stream);
+      });
+      rows[i].push_back({"read only", "roofline", ms, px, bytes});
     }
     std::string peer;
 #if defined(WK_HAVE_NPP)

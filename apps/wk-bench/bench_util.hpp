@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "wk/core/backend.hpp"
+#include "wk/core/image_view.hpp"
 
 namespace wk::bench {
 
@@ -30,6 +31,12 @@ double time_cpu_ms(int repeats, const std::function<void()>& fn);
 
 // Device-to-device cudaMemcpyAsync of `bytes`: returns GB/s counting bytes read plus written.
 double copy_bandwidth_gbps(std::size_t bytes, cudaStream_t stream, int repeats);
+
+// Reads `bytes` at d_src (16-byte aligned) once with 128-bit loads and nothing else: the read
+// roofline of a one-pass kernel, timed like a rung. d_sink: one device word, written (almost) never.
+void read_only_pass(const void* d_src, std::size_t bytes, unsigned* d_sink, cudaStream_t stream);
+// d_dst = d_src widened to 16 bits (1-channel), no arithmetic: the traffic of a u8 -> s16 filter.
+void widen_pass(ConstImageView d_src, std::int16_t* d_dst, std::size_t dst_pitch, cudaStream_t stream);
 
 struct Row {
   std::string name;
