@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "image/filter/stencil3x3_gpu.hpp"
+#include "image/filter/warp512.cuh"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 
@@ -39,9 +40,9 @@ namespace wk::image::detail {
 namespace {
 
 // ---- Tuning policy (plain data). Not measured yet: see docs/apod/sobel.md.
-constexpr int kChunkPx = 8;                       // columns per chunk: one 64-bit load
-constexpr int kChunks = 2;                        // chunks per lane, 256 columns apart
-constexpr int kWarpPx = 32 * kChunkPx * kChunks;  // 512 columns per warp
+using warp512::kChunkPx;
+using warp512::kChunks;
+using warp512::kWarpPx;
 constexpr int kWarps = 4;                         // warps per block, stacked down
 constexpr int kRowsPerWarp = 8;                   // output rows per lane: (8 + 2) / 8 input rows read
 constexpr int kRowsAhead = 3;                     // input rows loaded ahead of their use
@@ -126,12 +127,7 @@ template <bool kInterior>
 __device__ __forceinline__ RawRow load_row(const Stencil3x3Args& a, const LanePlan& p, int r) {
   RawRow raw;
   if constexpr (kInterior) {
-    const std::uint8_t* row = a.src + std::size_t(r) * a.src_pitch;
-#pragma unroll
-    for (int k = 0; k < kChunks; ++k) raw.chunk[k] = __ldg(reinterpret_cast<const uint2*>(row + p.x0[k]));
-    unsigned w = 0;
-    if (p.lane == 0 || p.lane == 31)
-      w = __ldg(reinterpret_cast<const unsigned*>(row + (p.lane == 0 ? p.x0[0] - 4 : p.x0[1] + kChunkPx)));
+    const unsigned w = warp512::load_interior_row(a.src + std::size_t(r) * a.src_pitch, p.x0, p.lane, raw.chunk);
     raw.left = w >> 24;     // lane 0: column x0[0] - 1
     raw.right = w & 0xFFu;  // lane 31: column x0[1] + 8
     return raw;

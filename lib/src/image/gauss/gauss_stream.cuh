@@ -119,11 +119,11 @@ __device__ __forceinline__ uint2 pack_byte2(const unsigned (&s)[kChunkPx]) {
 }
 
 // Stores the 8 output bytes of columns x0 .. x0 + 7 of row y (x0 < W): one 64-bit store, or byte
-// by byte up to the row's end.
-template <class Args>
+// by byte up to the row's end. kInterior: the caller knows the chunk lies inside the row.
+template <bool kInterior = false, class Args>
 __device__ __forceinline__ void store_bytes(const Args& a, int x0, int y, uint2 bytes) {
   std::uint8_t* dst = a.dst + std::size_t(y) * a.dst_pitch + x0;
-  if (x0 + kChunkPx <= a.width) {
+  if (kInterior || x0 + kChunkPx <= a.width) {
     *reinterpret_cast<uint2*>(dst) = bytes;
   } else {
 #pragma unroll

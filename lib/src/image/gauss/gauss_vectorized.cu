@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "image/gauss/gauss_gpu.hpp"
+#include "image/filter/warp512.cuh"
 #include "image/gauss/gauss_stream.cuh"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -47,8 +48,9 @@ namespace {
 
 using gauss_stream::kChunkPx;
 using gauss_stream::kNone;
-constexpr int kChunks = 2;                        // chunks per lane, 256 columns apart
-constexpr int kWarpPx = 32 * kChunkPx * kChunks;  // 512 columns per warp
+using warp512::kChunks;
+using warp512::kWarpPx;
+static_assert(warp512::kChunkPx == kChunkPx, "the 512-column warp's chunks are the stream helpers' chunks");
 constexpr int kMaxR = 2;
 
 // 8 warps of 8 rows, 4 rows ahead, 2 blocks per SM: the best of a sweep on the H100
@@ -105,12 +107,7 @@ template <int R, bool kInterior>
 __device__ __forceinline__ RawRow<R> load_row(const GaussVecArgs& a, const LanePlan<R>& p, int r) {
   RawRow<R> raw;
   if constexpr (kInterior) {
-    const std::uint8_t* row = a.src + std::size_t(r) * a.src_pitch;
-#pragma unroll
-    for (int k = 0; k < kChunks; ++k) raw.chunk[k] = __ldg(reinterpret_cast<const uint2*>(row + p.x0[k]));
-    raw.left[0] = 0;
-    if (p.lane == 0 || p.lane == 31)
-      raw.left[0] = __ldg(reinterpret_cast<const unsigned*>(row + (p.lane == 0 ? p.x0[0] - 4 : p.x0[1] + kChunkPx)));
+    raw.left[0] = warp512::load_interior_row(a.src + std::size_t(r) * a.src_pitch, p.x0, p.lane, raw.chunk);
     return raw;
   }
   const int ys = gauss_stream::source_row<R>(a, r);
@@ -179,12 +176,6 @@ __device__ __forceinline__ unsigned vertical(const GaussVecArgs& a, const unsign
   return v;
 }
 
-template <bool kInterior>
-__device__ __forceinline__ void store(const GaussVecArgs& a, int x0, int y, uint2 bytes) {
-  if constexpr (kInterior) *reinterpret_cast<uint2*>(a.dst + std::size_t(y) * a.dst_pitch + x0) = bytes;
-  else gauss_stream::store_bytes(a, x0, y, bytes);
-}
-
 // Horizontal pass and store of one chunk's 8 outputs from its vertical sums, with the two pairs
 // either side (left: columns x0 - 2, x0 - 1; right: x0 + 8, x0 + 9).
 template <int R, bool kSmall, bool kInterior>
@@ -207,7 +198,7 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
       if constexpr (R == 2) s += a.weight[2] * (w[j] + w[j + 2]);
       out[j] = s;
     }
-    store<kInterior>(a, p.x0[k], y, make_uint2(__byte_perm(out[0], out[1], 0x7531), __byte_perm(out[2], out[3], 0x7531)));
+    gauss_stream::store_bytes<kInterior>(a, p.x0[k], y, make_uint2(__byte_perm(out[0], out[1], 0x7531), __byte_perm(out[2], out[3], 0x7531)));
     return;
   }
   // u[i] = the vertical sum of column x0 - 2 + i, i = 0 .. 11.
@@ -229,7 +220,7 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
     for (int d = 1; d <= R; ++d) s += a.weight[d] * (u[q + 2 - d] + u[q + 2 + d]);
     out[q] = s;
   }
-  store<kInterior>(a, p.x0[k], y, gauss_stream::pack_byte2(out));
+  gauss_stream::store_bytes<kInterior>(a, p.x0[k], y, gauss_stream::pack_byte2(out));
 }
 
 // The rows of one warp: y0 .. y0 + rows per warp - 1, columns base .. base + 511. The live state

@@ -135,9 +135,7 @@ __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0
         if (word_used(R, q, j)) s = __dp2a_lo(word[j], a.hpair[word_col(j) - q + R + 2], s);
       out[q] = s;
     }
-    const uint2 bytes = gauss_stream::pack_byte2(out);
-    if constexpr (kInterior) *reinterpret_cast<uint2*>(a.dst + std::size_t(y) * a.dst_pitch + x0) = bytes;
-    else gauss_stream::store_bytes(a, x0, y, bytes);
+    gauss_stream::store_bytes<kInterior>(a, x0, y, gauss_stream::pack_byte2(out));
   }
 }
 
