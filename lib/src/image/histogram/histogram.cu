@@ -310,9 +310,9 @@ HistogramWorkspace::HistogramWorkspace() : accum_(kCopies * 4 * kHistogramBins),
 
 std::span<const HistogramVariantInfo> histogram_variants() { return kVariants; }
 
-// Measured on the H100, 8192x8192, two runs on 2026-11-22 (docs/apod/histogram.md):
-// warp_vectorized 2068-2073 Gpx/s on a natural photo and 2342-2383 on a constant image, ahead of
-// run_aggregated (2040-2048 and 2266-2297) in both runs.
+// Measured on the H100, 8192x8192, 2026-11-22 (docs/apod/histogram.md), with the merge copies:
+// warp_vectorized 2351-2382 Gpx/s on a natural photo and 2376-2380 on a constant image, ahead of
+// lane_privatized and run_aggregated (2205-2237 and 2219-2259) in every run.
 HistogramVariant histogram_default_variant() { return HistogramVariant::warp_vectorized; }
 
 HistogramVariant parse_histogram_variant(std::string_view name) {
