@@ -147,6 +147,17 @@ TEST_CASE("GPU gauss tensor_core: K 3..15, every sigma and border, edge widths a
       const cv::Mat src = test::random_image(w, h, cn, unsigned(w * 131 + h));
       REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, tc, aligned), cpu_gauss(src, k, 0, b)) == 0);
     }
+  // Many 128 x 128 tiles, the last of each row and column partial, every border, default and
+  // general sigmas; a flat 255 image puts every row sum at its maximum (65280).
+  for (int k : {3, 7, 15})
+    for (const auto& b : test::all_borders()) {
+      CAPTURE(k, test::name_of(b));
+      const cv::Mat src = test::random_image(2100, 700, 1, unsigned(k * 17));
+      REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 0, b, tc, true), cpu_gauss(src, k, 0, b)) == 0);
+      REQUIRE(test::max_abs_diff(gpu_gauss(src, k, 1.7, b, tc, true), cpu_gauss(src, k, 1.7, b)) == 0);
+    }
+  const cv::Mat flat(517, 333, CV_8UC1, cv::Scalar(255));
+  REQUIRE(test::max_abs_diff(gpu_gauss(flat, 15, 0, {}, tc, true), cpu_gauss(flat, 15, 0, {})) == 0);
 }
 
 TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float images", "[gpu][gauss]") {

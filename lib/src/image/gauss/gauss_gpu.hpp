@@ -58,8 +58,16 @@ void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>
 // The Gaussian's tensor_core rung (gauss_mma.cu): u8 -> u8, any channel count and alignment,
 // K 3..15 with taps 0..256. Both passes as fp16 mma products, the row pass's sums split into two
 // exact fp16 terms for the column pass. Bit-exact. Throws Error{internal} when !gauss_mma_supported.
+// 1-channel images with 16-byte aligned input rows and taps below 256 go to its streaming form.
 bool gauss_mma_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
 void gauss_mma(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                cudaStream_t stream);
+
+// The streaming form (gauss_mma_stream.cu): a block walks a 128-column strip, raw input rows
+// staged by cp.async ahead of the tensor cores; the row pass on 8-bit integers (mma m16n8k32),
+// the column pass in fp16. Bit-exact. Throws Error{internal} when !gauss_mma_stream_supported.
+bool gauss_mma_stream_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
+void gauss_mma_stream(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
+                      cudaStream_t stream);
 
 }  // namespace wk::image::detail

@@ -165,6 +165,7 @@ bool gauss_mma_supported(const GpuImage& src, const GpuImage& dst, const std::ve
 void gauss_mma(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                cudaStream_t stream) {
   if (!gauss_mma_supported(src, dst, kernel)) throw Error(ErrorCategory::internal, "gauss_mma: unsupported call");
+  if (gauss_mma_stream_supported(src, dst, kernel)) return gauss_mma_stream(src, dst, kernel, border, stream);
   if (dst.width == 0 || dst.height == 0) return;
   GaussMmaArgs a;
   a.r = static_cast<int>(kernel.size()) / 2;
