@@ -1,5 +1,5 @@
-// wk-bench sharpen: unsharp mask (5x5 Gaussian, AMOUNT 1), exact to OpenCV; the separable rung is
-// one fused pass. NPP has no single unsharp-mask call: no peer.
+// wk-bench sharpen: unsharp mask (5x5 Gaussian, AMOUNT 1), exact to OpenCV; the separable and
+// vectorized_5x5 rungs are one fused pass. NPP has no single unsharp-mask call: no peer.
 #include "bench_filter.hpp"
 #include "benches.hpp"
 #include "wk/image/sharpen.hpp"
@@ -17,6 +17,7 @@ int bench_sharpen(const Options& o) {
     image::sharpen(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, 1.0, border, s, rung);
   };
   b.rungs = all_rungs();
+  b.rungs.push_back(image::ConvVariant::vectorized_5x5);  // the 5x5 Gaussian's streaming kernel, weighting fused
   b.default_rung = image::sharpen_default_variant();
   return run_filter_benches(o, "sharpen", {b});
 }

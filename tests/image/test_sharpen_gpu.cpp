@@ -35,12 +35,19 @@ TEST_CASE("GPU sharpen: every rung, border and channel count", "[gpu][sharpen]")
     }
 }
 
-TEST_CASE("GPU sharpen fused kernel on a large image; float images", "[gpu][sharpen]") {
+TEST_CASE("GPU sharpen fused kernels on a large image; float images", "[gpu][sharpen]") {
+  // The two fused one-pass kernels (separable: the rolling Gaussian; vectorized_5x5, the default:
+  // the streaming Gaussian, with interior warps at this size), every border; unaligned rows make
+  // vectorized_5x5 hand over to the separable path.
   const cv::Mat src = test::random_image(2049, 513, 1, 2);
-  for (double a : {1.0, 2.5}) {
-    CAPTURE(a);
-    REQUIRE(test::max_abs_diff(gpu_sharpen(src, a, {}, image::ConvVariant::separable, true), cpu_sharpen(src, a, {})) <= (a == 1.0 ? 0 : 1));
-  }
+  for (auto v : {image::ConvVariant::separable, image::ConvVariant::vectorized_5x5})
+    for (const auto& b : test::all_borders())
+      for (double a : {1.0, 2.5, 0.3}) {
+        CAPTURE(image::to_string(v), test::name_of(b), a);
+        REQUIRE(test::max_abs_diff(gpu_sharpen(src, a, b, v, true), cpu_sharpen(src, a, b)) <= (a == 1.0 ? 0 : 1));
+      }
+  REQUIRE(test::max_abs_diff(gpu_sharpen(src, 1.0, {}, image::ConvVariant::vectorized_5x5, false), cpu_sharpen(src, 1.0, {})) == 0);
+  REQUIRE(image::sharpen_default_variant() == image::ConvVariant::vectorized_5x5);
   const cv::Mat f = test::random_mat(30, 30, CV_32FC3, 2);
   CHECK(test::max_abs_diff(gpu_sharpen(f, 0.7, {}, image::ConvVariant::separable, false), cpu_sharpen(f, 0.7, {})) < 1e-2);
 }

@@ -45,6 +45,13 @@ bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const 
 void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                       cudaStream_t stream);
 
+// sharpen fused into the vectorized_5x5 kernel: the default 5 x 5 Gaussian (small taps), then
+// out = saturate(cvRound(fma(src, alpha, fma(blur, beta, gamma)))) per pixel before the store,
+// with src the row's own bytes the vertical pass already loaded: one pass, 2 bytes per pixel.
+bool gauss_vectorized_sharpen_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
+void gauss_vectorized_sharpen(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
+                              const SharpenEpilogue& sharpen, cudaStream_t stream);
+
 // The vectorized_wide rung (gauss_wide.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 5..15 with
 // a symmetric kernel summing to 256, every weight below 256, at most 65535 * 64 rows.
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);

@@ -60,7 +60,27 @@ using DefaultPolicy = gauss_stream::Policy<8, 8, 4, 2>;
 struct GaussVecArgs : gauss_stream::StreamArgs<kMaxR> {
   // weight[d]: the tap at distance d from the centre (symmetric kernel); the tap / 16 for small taps
   unsigned weight[kMaxR + 1];
+  float alpha, beta, gamma;  // the sharpen epilogue (kSharpen)
 };
+
+// The sharpen epilogue on 8 blurred bytes: out = saturate(cvRound(fma(src, alpha, fma(blur, beta,
+// gamma)))), cv::addWeighted's fp32 formula, with `src` the 8 source bytes of the same columns.
+// blur(q) is blur byte q as a float.
+template <class Blur>
+__device__ __forceinline__ uint2 sharpen_bytes(const GaussVecArgs& a, uint2 src, Blur blur) {
+  unsigned r[kChunkPx];
+#pragma unroll
+  for (int q = 0; q < kChunkPx; ++q) {
+    // 2^23 + byte, exactly, minus 2^23: the byte as a float without a conversion instruction.
+    const float s = __uint_as_float(__byte_perm(q < 4 ? src.x : src.y, 0x4B000000u, 0x7540 | (q & 3))) - 8388608.f;
+    const float v = fmaf(s, a.alpha, fmaf(blur(q), a.beta, a.gamma));
+    unsigned short b;
+    asm("cvt.rni.sat.u8.f32 %0, %1;" : "=h"(b) : "f"(v));  // cvRound, then saturate to 0..255
+    r[q] = b;
+  }
+  return make_uint2(__byte_perm(__byte_perm(r[0], r[1], 0x0040), __byte_perm(r[2], r[3], 0x0040), 0x5410),
+                    __byte_perm(__byte_perm(r[4], r[5], 0x0040), __byte_perm(r[6], r[7], 0x0040), 0x5410));
+}
 
 // What one lane does across its rows; fixed for the whole kernel.
 template <int R>
@@ -178,9 +198,12 @@ __device__ __forceinline__ unsigned vertical(const GaussVecArgs& a, const unsign
 
 // Horizontal pass and store of one chunk's 8 outputs from its vertical sums, with the two pairs
 // either side (left: columns x0 - 2, x0 - 1; right: x0 + 8, x0 + 9).
-template <int R, bool kSmall, bool kInterior>
+// kSharpen: `src` is the chunk's own source bytes of row y, and the sharpen epilogue runs on the
+// blurred bytes before the store.
+template <int R, bool kSmall, bool kInterior, bool kSharpen>
 __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePlan<R>& p, int k, int y, const unsigned (&v)[4],
-                                            unsigned left, unsigned right) {
+                                            unsigned left, unsigned right, uint2 src) {
+  static_assert(kSmall || !kSharpen, "the sharpen epilogue is built on the small-tap pass (its blur is always the default 5 x 5)");
   if (!kInterior && !p.full[k] && !(p.partial[k] && p.x0[k] < a.width)) return;
   if constexpr (kSmall) {
     // Weights a.weight = the taps / 16, summing to 16: every horizontal sum is at most
@@ -198,7 +221,14 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
       if constexpr (R == 2) s += a.weight[2] * (w[j] + w[j + 2]);
       out[j] = s;
     }
-    gauss_stream::store_bytes<kInterior>(a, p.x0[k], y, make_uint2(__byte_perm(out[0], out[1], 0x7531), __byte_perm(out[2], out[3], 0x7531)));
+    if constexpr (kSharpen) {
+      // Blur byte q is byte 1 (q even) or 3 (q odd) of out[q / 2].
+      const auto blur = [&](int q) { return __uint_as_float(__byte_perm(out[q >> 1], 0x4B000000u, q & 1 ? 0x7543 : 0x7541)) - 8388608.f; };
+      gauss_stream::store_bytes<kInterior>(a, p.x0[k], y, sharpen_bytes(a, src, blur));
+    } else {
+      gauss_stream::store_bytes<kInterior>(a, p.x0[k], y,
+                                           make_uint2(__byte_perm(out[0], out[1], 0x7531), __byte_perm(out[2], out[3], 0x7531)));
+    }
     return;
   }
   // u[i] = the vertical sum of column x0 - 2 + i, i = 0 .. 11.
@@ -225,7 +255,7 @@ __device__ __forceinline__ void store_chunk(const GaussVecArgs& a, const LanePla
 
 // The rows of one warp: y0 .. y0 + rows per warp - 1, columns base .. base + 511. The live state
 // is P::rows_ahead raw rows, 2R + 1 rows of pairs and the horizontal pass's words.
-template <int R, class P, bool kSmall, bool kInterior>
+template <int R, class P, bool kSmall, bool kInterior, bool kSharpen>
 __device__ __forceinline__ void walk_rows(const GaussVecArgs& a, const LanePlan<R>& plan, int y0) {
   constexpr int kRowsPerWarp = P::rows_per_warp, kRowsAhead = P::rows_ahead;
   const int lane = plan.lane, prev = (lane + 31) & 31, next = (lane + 1) & 31;
@@ -270,13 +300,16 @@ __device__ __forceinline__ void walk_rows(const GaussVecArgs& a, const LanePlan<
     const unsigned next0 = __shfl_sync(0xFFFFFFFFu, v[0][0], next);
     const unsigned next1 = __shfl_sync(0xFFFFFFFFu, v[1][0], next);
     if (!kInterior && y >= a.height) continue;
-    store_chunk<R, kSmall, kInterior>(a, plan, 0, y, v[0], lane == 0 ? vl : prev0, lane == 31 ? next1 : next0);
-    store_chunk<R, kSmall, kInterior>(a, plan, 1, y, v[1], lane == 0 ? prev0 : prev1, lane == 31 ? vr : next1);
+    // Row y's own source bytes (input row i - R, loaded for the vertical pass): the sharpen epilogue's src.
+    store_chunk<R, kSmall, kInterior, kSharpen>(a, plan, 0, y, v[0], lane == 0 ? vl : prev0, lane == 31 ? next1 : next0,
+                                                raw[i - R].chunk[0]);
+    store_chunk<R, kSmall, kInterior, kSharpen>(a, plan, 1, y, v[1], lane == 0 ? prev0 : prev1, lane == 31 ? vr : next1,
+                                                raw[i - R].chunk[1]);
   }
 }
 
 // 5 x 5 with DefaultPolicy: 128 registers (ptxas, CUDA 13.0, sm_90), no spills.
-template <int R, class P, bool kSmall>
+template <int R, class P, bool kSmall, bool kSharpen = false>
 __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_vectorized_kernel(const __grid_constant__ GaussVecArgs a) {
   const int y0 = (blockIdx.y * P::warps + threadIdx.y) * P::rows_per_warp;
   if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
@@ -286,14 +319,31 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_vectorized_ke
   // border and edge check; they are all but the first and last warp of each row of warps and the
   // first and last rows of warps.
   const bool interior = base >= 4 && base + kWarpPx + 4 <= a.width && y0 >= R && y0 + P::rows_per_warp + R <= a.height;
-  if (interior) walk_rows<R, P, kSmall, true>(a, plan, y0);
-  else walk_rows<R, P, kSmall, false>(a, plan, y0);
+  if (interior) walk_rows<R, P, kSmall, true, kSharpen>(a, plan, y0);
+  else walk_rows<R, P, kSmall, false, kSharpen>(a, plan, y0);
 }
 
-template <int R, bool kSmall, class P = DefaultPolicy>
+template <int R, bool kSmall, bool kSharpen = false, class P = DefaultPolicy>
 void launch(const GaussVecArgs& a, cudaStream_t stream) {
   const dim3 grid((a.width + kWarpPx - 1) / kWarpPx, (a.height + P::block_rows - 1) / P::block_rows), block(32, P::warps);
-  gauss_vectorized_kernel<R, P, kSmall><<<grid, block, 0, stream>>>(a);
+  gauss_vectorized_kernel<R, P, kSmall, kSharpen><<<grid, block, 0, stream>>>(a);
+}
+
+// Taps that are all multiples of 16 (the default-sigma kernels, [64 128 64] and [16 64 96 64 16])
+// run both passes in 16-bit lanes on the taps / 16.
+bool small_taps(const std::vector<int>& k) {
+  bool small = true;
+  for (int t : k) small = small && t % 16 == 0;
+  return small;
+}
+
+GaussVecArgs vec_args(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border) {
+  const int R = static_cast<int>(k.size()) / 2;
+  const bool small = small_taps(k);
+  GaussVecArgs a{};
+  gauss_stream::set_borders(a, R, src, dst, border);
+  for (int d = 0; d <= R; ++d) a.weight[d] = static_cast<unsigned>(k[R + d]) / (small ? 16u : 1u);
+  return a;
 }
 
 }  // namespace
@@ -308,15 +358,27 @@ void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vecto
   if (src.width != dst.width || src.height != dst.height) throw Error(ErrorCategory::internal, "gauss_vectorized: sizes differ");
   if (src.width == 0 || src.height == 0) return;
   const int R = static_cast<int>(k.size()) / 2;
-  GaussVecArgs a{};
-  gauss_stream::set_borders(a, R, src, dst, border);
-  // Taps that are all multiples of 16 (the default-sigma kernels, [64 128 64] and
-  // [16 64 96 64 16]) run both passes in 16-bit lanes on the taps / 16.
-  bool small = true;
-  for (int t : k) small = small && t % 16 == 0;
-  for (int d = 0; d <= R; ++d) a.weight[d] = static_cast<unsigned>(k[R + d]) / (small ? 16u : 1u);
+  const bool small = small_taps(k);
+  const GaussVecArgs a = vec_args(src, dst, k, border);
   if (R == 1) small ? launch<1, true>(a, stream) : launch<1, false>(a, stream);
   else small ? launch<2, true>(a, stream) : launch<2, false>(a, stream);
+  WK_CUDA_CHECK_LAUNCH();
+}
+
+bool gauss_vectorized_sharpen_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k) {
+  return gauss_vectorized_supported(src, dst, k) && k.size() == 5 && small_taps(k);
+}
+
+void gauss_vectorized_sharpen(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border,
+                              const SharpenEpilogue& sharpen, cudaStream_t stream) {
+  if (!gauss_vectorized_sharpen_supported(src, dst, k)) throw Error(ErrorCategory::internal, "gauss_vectorized_sharpen: unsupported call");
+  if (src.width != dst.width || src.height != dst.height) throw Error(ErrorCategory::internal, "gauss_vectorized_sharpen: sizes differ");
+  if (src.width == 0 || src.height == 0) return;
+  GaussVecArgs a = vec_args(src, dst, k, border);
+  a.alpha = sharpen.alpha;
+  a.beta = sharpen.beta;
+  a.gamma = sharpen.gamma;
+  launch<2, true, true>(a, stream);
   WK_CUDA_CHECK_LAUNCH();
 }
 
