@@ -278,12 +278,7 @@ void gauss_mma_stream(const GpuImage& src, const GpuImage& dst, const std::vecto
   if (!gauss_mma_stream_supported(src, dst, kernel)) throw Error(ErrorCategory::internal, "gauss_mma_stream: unsupported call");
   if (dst.width == 0 || dst.height == 0) return;
   StreamArgs a{};
-  a.src = static_cast<const std::uint8_t*>(src.data);
-  a.src_pitch = src.pitch;
-  a.dst = static_cast<std::uint8_t*>(dst.data);
-  a.dst_pitch = dst.pitch;
-  a.width = dst.width;
-  a.height = dst.height;
+  set_byte_io(a, src, dst);  // the sizes are equal (check_filter_views)
   a.r = static_cast<int>(kernel.size()) / 2;
   a.mode = border.mode;
   a.border_value = border.mode == BorderMode::constant ? static_cast<unsigned>(border.value) : 0u;
