@@ -50,4 +50,5 @@ TEST_CASE("GPU sharpen fused kernels on a large image; float images", "[gpu][sha
   REQUIRE(image::sharpen_default_variant() == image::ConvVariant::vectorized_5x5);
   const cv::Mat f = test::random_mat(30, 30, CV_32FC3, 2);
   CHECK(test::max_abs_diff(gpu_sharpen(f, 0.7, {}, image::ConvVariant::separable, false), cpu_sharpen(f, 0.7, {})) < 1e-2);
+  CHECK(test::max_abs_diff(gpu_sharpen(f, 0.7, {}, image::sharpen_default_variant(), false), cpu_sharpen(f, 0.7, {})) < 1e-2);
 }

@@ -56,6 +56,7 @@ void sharpen(ConstImageViewF32 d_src, ImageViewF32 d_dst, double amount, const B
              ConvVariant variant) {
   const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
   if (!prepare(s, d, amount)) return;
+  if (variant == ConvVariant::vectorized_5x5) variant = ConvVariant::separable;  // 8-bit only: the separable rung stands in
   const TempImage blur(s.width, s.height, s.channels, PixelType::f32, stream);
   const GpuImage& b = blur.image();
   gauss(d_src, ImageViewF32{static_cast<float*>(b.data), b.width, b.height, b.pitch, b.channels}, kSharpenKsize, 0, border, stream,
