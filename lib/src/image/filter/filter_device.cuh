@@ -44,6 +44,21 @@ __device__ __forceinline__ std::uint8_t to_u8(float v, const Epilogue& e) {
   return static_cast<std::uint8_t>(min(max(r, 0), 255));
 }
 
+// (v + 2^15) >> 16 of an exact integer v < 2^24 held in a float (OpenCV's 8-bit Gaussian), in the
+// low byte of the result's bits: v 2^-16 + 1/2 is exact, and adding 2^23 rounding down leaves
+// its floor in the low mantissa bits. Two instructions; the streaming kernels' fast fixed16.
+__device__ __forceinline__ unsigned fixed16_floor_bits(float v) {
+  return __float_as_uint(__fadd_rd(fmaf(v, 1.f / 65536.f, 0.5f), 8388608.f));
+}
+
+// cv::addWeighted on 8-bit pixels as sharpen uses it: saturate(cvRound(fma(src, alpha, fma(blur,
+// beta, gamma)))) in fp32; cvt.rni.sat rounds half to even and saturates to 0..255 in one step.
+__device__ __forceinline__ unsigned add_weighted_u8(float src, float blur, float alpha, float beta, float gamma) {
+  unsigned short r;
+  asm("cvt.rni.sat.u8.f32 %0, %1;" : "=h"(r) : "f"(fmaf(src, alpha, fmaf(blur, beta, gamma))));
+  return r;
+}
+
 // Calls f(std::integral_constant<EpilogueKind, K>{}) with K = e.kind.
 template <class F>
 __device__ __forceinline__ void epilogue_dispatch(const Epilogue& e, F&& f) {

@@ -1,5 +1,6 @@
 #pragma once
-// What the tensor-core kernels of the convolution family share (filter_mma.cu, gauss_mma.cu):
+// What the tensor-core kernels of the convolution family share (filter_mma.cu, gauss_mma.cu,
+// gauss_mma_stream.cu):
 // the mma.sync / ldmatrix wrappers and the staging of an 8-bit input tile into shared memory as
 // fp16.
 #include <cuda_fp16.h>
@@ -26,6 +27,13 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
   asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+}
+
+// d = a * b: a 16x32 u8 row-major fragment, b 32x8 u8 column-major (b0, b1), d 16x8 s32.
+__device__ __forceinline__ void mma_16832_u8(int (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
 }
 
 // Two 8-bit pixels (the bytes of v that `selector` picks, as __byte_perm's nibbles 0 and 2) as a

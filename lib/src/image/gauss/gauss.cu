@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "image/filter/filter_device.cuh"
 #include "image/gauss/gauss_gpu.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -222,14 +223,10 @@ __global__ void __launch_bounds__(kThreads) gauss_rolling_kernel(const __grid_co
           unsigned b[4];
 #pragma unroll
           for (int i = 0; i < 4; ++i) {
-            // (v + 2^15) >> 16 on the exact sum v: v * 2^-16 + 0.5 is exact, and adding 2^23
-            // rounding down leaves the floor in the low mantissa bits.
-            const float blur = __fadd_rd(fmaf(acc[done][4 * k + i], 1.f / 65536.f, 0.5f), 8388608.f);
-            unsigned v = __float_as_uint(blur) & 0xFFu;
+            unsigned v = fixed16_floor_bits(acc[done][4 * k + i]) & 0xFFu;  // (v + 2^15) >> 16, exact
             if constexpr (kSharpen) {
               const float src_px = static_cast<float>((centre[R][k] >> (8 * i)) & 0xFFu);
-              const int sharp = __float2int_rn(fmaf(src_px, a.alpha, fmaf(static_cast<float>(v), a.beta, a.gamma)));
-              v = static_cast<unsigned>(min(max(sharp, 0), 255));
+              v = add_weighted_u8(src_px, static_cast<float>(v), a.alpha, a.beta, a.gamma);
             }
             b[i] = v;
           }

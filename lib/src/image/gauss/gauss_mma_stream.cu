@@ -71,24 +71,11 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-// d = a * b: a 16x32 u8 row-major fragment, b 32x8 u8 column-major, d 16x8 s32.
-__device__ __forceinline__ void mma_16832_u8(int (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
-      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
-}
-
 __device__ __forceinline__ int tap(const StreamArgs& a, int j) { return j >= 0 && j <= 2 * a.r ? a.h[j] : 0; }
 
 __device__ __forceinline__ unsigned half2_of(int lo, int hi) {
   const __half2 v = __halves2half2(__int2half_rn(lo), __int2half_rn(hi));
   return *reinterpret_cast<const unsigned*>(&v);
-}
-
-// (v + 2^15) >> 16 of an exact integer v < 2^24 held in a float, in the low byte of the result:
-// v 2^-16 + 1/2 is exact, and adding 2^23 rounding down leaves its floor in the low mantissa bits.
-__device__ __forceinline__ unsigned fixed16_bits(float v) {
-  return __float_as_uint(__fadd_rd(fmaf(v, 1.f / 65536.f, 0.5f), 8388608.f));
 }
 
 // Stages unit u (input rows y0 - R + 16u .. + 15 of the block) into `slot`: thread tid copies
@@ -192,8 +179,8 @@ __device__ __forceinline__ void stream_block(const StreamArgs& a, unsigned char*
         mma_16816(o, vlo[s], make_uint2(wlo[s0][half], wlo[s1][half]));
       }
       // o: rows g (o[0], o[1]) and g + 8 (o[2], o[3]), columns 2t and 2t + 1 of the half.
-      const unsigned top = __byte_perm(fixed16_bits(o[0]), fixed16_bits(o[1]), 0x0040);
-      const unsigned bottom = __byte_perm(fixed16_bits(o[2]), fixed16_bits(o[3]), 0x0040);
+      const unsigned top = __byte_perm(fixed16_floor_bits(o[0]), fixed16_floor_bits(o[1]), 0x0040);
+      const unsigned bottom = __byte_perm(fixed16_floor_bits(o[2]), fixed16_floor_bits(o[3]), 0x0040);
       std::uint8_t* out = out_base + std::size_t(16 * p) * a.dst_pitch + 8 * half;
       if constexpr (kInterior) {
         *reinterpret_cast<std::uint16_t*>(out) = static_cast<std::uint16_t>(top);

@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "image/gauss/gauss_gpu.hpp"
+#include "image/filter/filter_device.cuh"
 #include "image/filter/warp512.cuh"
 #include "image/gauss/gauss_stream.cuh"
 #include "wk/core/cuda_check.hpp"
@@ -73,10 +74,7 @@ __device__ __forceinline__ uint2 sharpen_bytes(const GaussVecArgs& a, uint2 src,
   for (int q = 0; q < kChunkPx; ++q) {
     // 2^23 + byte, exactly, minus 2^23: the byte as a float without a conversion instruction.
     const float s = __uint_as_float(__byte_perm(q < 4 ? src.x : src.y, 0x4B000000u, 0x7540 | (q & 3))) - 8388608.f;
-    const float v = fmaf(s, a.alpha, fmaf(blur(q), a.beta, a.gamma));
-    unsigned short b;
-    asm("cvt.rni.sat.u8.f32 %0, %1;" : "=h"(b) : "f"(v));  // cvRound, then saturate to 0..255
-    r[q] = b;
+    r[q] = add_weighted_u8(s, blur(q), a.alpha, a.beta, a.gamma);
   }
   return make_uint2(__byte_perm(__byte_perm(r[0], r[1], 0x0040), __byte_perm(r[2], r[3], 0x0040), 0x5410),
                     __byte_perm(__byte_perm(r[4], r[5], 0x0040), __byte_perm(r[6], r[7], 0x0040), 0x5410));
