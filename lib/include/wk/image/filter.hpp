@@ -111,10 +111,11 @@ enum class ConvVariant {
   vectorized_3x3,    // 3x3 ops only (sobel, laplacian): the streaming 16 px x 8 rows/thread kernel on
                      // aligned 1-channel 8-bit rows; other images: sobel's separable, laplacian's
                      // register_blocked path; other ops run register_blocked under this name
-  vectorized_5x5,    // gauss 3x3 and 5x5 only: the streaming 16 px x 16 rows/thread kernel on aligned
-                     // 1-channel 8-bit rows, vertical pass in packed 16-bit lanes; other images and
-                     // ops: register_blocked (gauss above 7x7: separable) under this name
-  vectorized_wide,   // gauss 5x5..15x15 only: the streaming 8 px x 16 rows/thread kernel on aligned
+  vectorized_5x5,    // gauss 3x3 and 5x5 (and sharpen, weighting fused): the streaming 16 px x 8
+                     // rows/thread kernel on aligned 1-channel 8-bit rows, vertical pass in packed
+                     // 16-bit lanes; other images and ops: register_blocked (gauss above 7x7:
+                     // separable; sharpen: its separable path) under this name
+  vectorized_wide,   // gauss 5x5..15x15 only: the streaming 8 px x 8 rows/thread kernel on aligned
                      // 1-channel 8-bit rows, vertical pass in packed 16-bit lanes, horizontal dp2a;
                      // other images and ops: as vectorized_5x5
 };
