@@ -92,10 +92,13 @@ class DeviceBatch {
   // about 2^22 password-iterations per launch). Tests set small values to cross many launch
   // boundaries, where the round state is carried in global memory.
   void set_launch_limits(std::uint32_t rounds_per_launch, std::uint64_t bcrypt_iterations_per_launch);
-  // Runs every launch (set-up, the round loop in bounded launches, final encoding). Asynchronous
-  // unless `progress` is given: then it synchronizes after each loop launch and reports the
-  // fraction of work done (0..1). May run again (the benchmark times repeats); the set-up
-  // re-reads the passwords, kept on the device until the batch is destroyed.
+  // Runs every launch (set-up, the round loop in bounded launches, final encoding); md5crypt and
+  // sha-crypt split the jobs into parts whose launches run on streams of their own, forked from
+  // and joined back into `stream`. Asynchronous unless `progress` is given: then it reports the
+  // fraction of work done (0..1) as each step of launches finishes (a few steps stay queued
+  // ahead, so the GPU does not wait) and returns when the last is reported. May run again (the
+  // benchmark times repeats); the set-up re-reads the passwords, kept on the device until the
+  // batch is destroyed.
   void run(cudaStream_t stream, const std::function<void(double)>& progress = {});
   // Copies the results back (synchronizes `stream`); out[i] is the crypt string of job i.
   void results(cudaStream_t stream, std::vector<std::string>& out);

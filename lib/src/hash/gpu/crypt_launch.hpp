@@ -8,6 +8,7 @@
 namespace wk::hash::gpu::detail {
 
 inline constexpr int kOutStride = 96;  // bytes per job for the encoded hash characters (86 at most)
+inline constexpr int kRoundThreads = 128;  // threads per block of the round kernels
 
 // ---- md5crypt / sha256crypt / sha512crypt: one packed batch in device memory -----------------
 struct ShaBatch {
@@ -24,9 +25,13 @@ struct ShaBatch {
   char* out = nullptr;                   // kOutStride bytes per job
 };
 
-// A contiguous range of jobs computed by one kernel configuration.
+// A contiguous range of jobs computed by one kernel configuration. A launch covers the jobs
+// [first, last) of it (relative to begin): DeviceBatch splits each range into parts whose launch
+// sequences run on separate streams, so one part's next launch fills the SMs another part's last
+// warps leave idle (docs/apod/hash.md, "Deploy").
 struct ShaRange {
   int begin = 0, count = 0;
+  int first = 0, last = 0;
   int nblk = 0;                     // blocks per round the block kernel handles; 0: reference rounds
   int nw = 0;                       // template words per layout (0: no templates)
   bool shared = false;              // templates staged in shared memory
@@ -49,7 +54,7 @@ struct ShaKernels {
   bool (*fits)(const ShaConfig& config, int pl, int sl);
   void (*setup)(const ShaBatch& b, const ShaRange& r, cudaStream_t stream);
   void (*rounds)(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::uint32_t r1, cudaStream_t stream);
-  void (*final)(const ShaBatch& b, cudaStream_t stream);
+  void (*final)(const ShaBatch& b, int g0, int g1, cudaStream_t stream);  // encodes jobs [g0, g1)
 };
 
 const ShaKernels& md5crypt_kernels();

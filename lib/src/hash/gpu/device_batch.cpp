@@ -45,6 +45,22 @@ constexpr std::array<VariantInfo, 5> kBcryptVariants{{
 // sha512crypt on 2^19 passwords: about 0.6 s per 1000 rounds at the target rate).
 constexpr std::uint32_t kDefaultRoundsPerLaunch = 1000;
 
+// Launch parts. Each range's jobs are split into up to kLaunchParts parts of whole thread blocks,
+// and each part's launches (set-up, rounds, final) go on a stream of its own. On one stream a
+// launch starts only when the one before it has finished, and a launch ends slowly: the warp
+// scheduler favours the oldest warps, so the warps sharing an SM do not finish together, and the
+// last ones run with the SM half idle. With three sequences in flight the next launch of another
+// part fills those SMs. H100, sha512crypt class S: 883 -> 930 kH/s on 65536 jobs, 927 -> 958 on
+// 2^18 (a probe of the round kernel alone; docs/apod/hash.md, "Deploy").
+// WK_LAUNCH_PARTS exists for that measurement (1: the single stream of before).
+#ifndef WK_LAUNCH_PARTS
+#define WK_LAUNCH_PARTS 3
+#endif
+constexpr int kLaunchParts = WK_LAUNCH_PARTS;
+// With a progress callback, a step's fraction is reported once its launches have finished on every
+// part, while the next kStepsAhead steps are already queued: the GPU does not wait for the host.
+constexpr int kStepsAhead = 2;
+
 const ShaKernels& kernels_for(Method m) {
   switch (m) {
     case Method::md5crypt: return md5crypt_kernels();
@@ -178,6 +194,16 @@ struct DeviceBatch::Impl {
 
   std::uint32_t rounds_per_launch = kDefaultRoundsPerLaunch;
   std::uint64_t bcrypt_chunk = 0;  // 0: automatic
+
+  // Launch parts 1.. run on part_streams (part 0 on the batch's stream), forked after the uploads
+  // and joined back before the results are read (join_parts).
+  std::vector<Stream> part_streams;
+  Event forked;
+  std::vector<Event> joined;                        // one per part stream
+  std::vector<Event> step_done;                     // (kStepsAhead + 1) * kLaunchParts, for progress
+  cudaStream_t part_stream(int q) const { return q == 0 ? stream : part_streams[std::size_t(q) - 1].get(); }
+  void make_parts();
+  void join_parts() noexcept;
 
   void pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
   void pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
@@ -356,8 +382,25 @@ void DeviceBatch::Impl::pack_bcrypt(std::span<const Setting* const> settings, st
   bc.out = d_out.get();
 }
 
+void DeviceBatch::Impl::make_parts() {
+  if (!part_streams.empty()) return;
+  for (int q = 1; q < kLaunchParts; ++q) {
+    part_streams.emplace_back();
+    joined.emplace_back();
+  }
+  step_done.resize(std::size_t(kStepsAhead + 1) * kLaunchParts);
+}
+
+// The batch's stream waits for everything queued on the part streams.
+void DeviceBatch::Impl::join_parts() noexcept {
+  for (std::size_t q = 0; q < part_streams.size(); ++q)
+    if (cudaEventRecord(joined[q].get(), part_streams[q]) == cudaSuccess) cudaStreamWaitEvent(stream, joined[q].get(), 0);
+}
+
 void DeviceBatch::Impl::wipe() noexcept {
-  // Device buffers first (asynchronous on the batch's stream), then wait, then the host staging.
+  // Device buffers first (asynchronous on the batch's stream, after any launch still queued on
+  // the part streams), then wait, then the host staging.
+  join_parts();
   wipe_device(d_pw, stream);
   wipe_device(d_pseq, stream);
   wipe_device(d_sseq, stream);
@@ -461,23 +504,52 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
     return;
   }
   const ShaKernels& k = kernels_for(m.method);
+  m.make_parts();
+  // Part q of a range: its jobs in blocks [nb * q / P, nb * (q + 1) / P) of the round kernels.
+  auto part = [](const ShaRange& range, int q) {
+    ShaRange p = range;
+    const int nb = (range.count + kRoundThreads - 1) / kRoundThreads;
+    p.first = std::min(range.count, nb * q / kLaunchParts * kRoundThreads);
+    p.last = std::min(range.count, nb * (q + 1) / kLaunchParts * kRoundThreads);
+    return p;
+  };
+  m.forked.record(stream);  // the uploads (and a previous run) before any part's launches
+  for (const Stream& s : m.part_streams) WK_CUDA_CHECK(cudaStreamWaitEvent(s, m.forked.get(), 0));
   {
     nvtx::Range r("setup", nvtx::Color::compute);
-    for (const ShaRange& range : m.ranges) k.setup(m.sha, range, stream);
+    for (int q = 0; q < kLaunchParts; ++q)
+      for (const ShaRange& range : m.ranges) k.setup(m.sha, part(range, q), m.part_stream(q));
   }
   const std::uint32_t max_rounds = *std::max_element(m.range_rounds.begin(), m.range_rounds.end());
-  for (std::uint32_t r0 = 0; r0 < max_rounds; r0 += m.rounds_per_launch) {
+  const std::uint32_t steps = (max_rounds + m.rounds_per_launch - 1) / m.rounds_per_launch;
+  auto step_end = [&](std::uint32_t s) { return std::min(max_rounds, (s + 1) * m.rounds_per_launch); };
+  auto event = [&](std::uint32_t s, int q) -> Event& { return m.step_done[(s % (kStepsAhead + 1)) * kLaunchParts + q]; };
+  auto report = [&](std::uint32_t s) {
+    for (int q = 0; q < kLaunchParts; ++q) event(s, q).synchronize();
+    progress(double(step_end(s)) / double(max_rounds));
+  };
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const std::uint32_t r0 = s * m.rounds_per_launch, r1 = step_end(s);
     nvtx::Range r("rounds", nvtx::Color::compute, std::int64_t(r0));
-    const std::uint32_t r1 = r0 + std::min(m.rounds_per_launch, max_rounds - r0);
-    for (std::size_t i = 0; i < m.ranges.size(); ++i)
-      if (r0 < m.range_rounds[i]) k.rounds(m.sha, m.ranges[i], r0, r1, stream);
+    for (int q = 0; q < kLaunchParts; ++q)
+      for (std::size_t i = 0; i < m.ranges.size(); ++i)
+        if (r0 < m.range_rounds[i]) k.rounds(m.sha, part(m.ranges[i], q), r0, r1, m.part_stream(q));
     if (progress) {
-      WK_CUDA_CHECK(cudaStreamSynchronize(stream));
-      progress(double(r1) / double(max_rounds));
+      for (int q = 0; q < kLaunchParts; ++q) event(s, q).record(m.part_stream(q));
+      if (s >= kStepsAhead) report(s - kStepsAhead);
     }
   }
-  nvtx::Range r("final", nvtx::Color::compute);
-  k.final(m.sha, stream);
+  if (progress)
+    for (std::uint32_t s = steps > kStepsAhead ? steps - kStepsAhead : 0; s < steps; ++s) report(s);
+  {
+    nvtx::Range r("final", nvtx::Color::compute);
+    for (int q = 0; q < kLaunchParts; ++q)
+      for (const ShaRange& range : m.ranges) {
+        const ShaRange p = part(range, q);
+        k.final(m.sha, range.begin + p.first, range.begin + p.last, m.part_stream(q));
+      }
+  }
+  m.join_parts();
 }
 
 void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {

@@ -8,8 +8,9 @@
 //   rounds_block_kernel      the block rungs: whole message blocks in registers from templates
 //                            in global memory or staged in shared memory
 //   final_kernel             the crypt base-64 of C
-// The round loop is split into launches of at most kRoundsPerLaunch rounds (device_batch.cpp);
-// C lives in global memory only between launches.
+// The round loop is split into launches of at most kDefaultRoundsPerLaunch rounds (device_batch.cpp);
+// C lives in global memory only between launches. Every launch covers the jobs [first, last) of a
+// range: DeviceBatch runs a range's parts on separate streams.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -26,7 +27,6 @@
 
 namespace wk::hash::gpu::detail {
 
-inline constexpr int kRoundThreads = 128;  // threads per block of the round kernels
 // Minimum resident blocks per SM for the block kernels (__launch_bounds__), measured on the H100
 // (docs/apod/hash.md). sha512crypt's one-block kernel took 209 registers when left alone (2
 // blocks of 128 threads per SM); capped at 168 (3 blocks) it spilled ~140 bytes to L1 and ran 8 %
@@ -52,9 +52,9 @@ template <class H>
 inline constexpr bool kIsMd5 = H::kDigestBytes == 16;
 
 template <class H>
-__global__ void setup_kernel(ShaBatch b, int begin, int count, int nw, std::uint32_t* tmpl) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= count) return;
+__global__ void setup_kernel(ShaBatch b, int begin, int count, int first, int last, int nw, std::uint32_t* tmpl) {
+  const int j = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= last) return;
   const int g = begin + j;
   const int pl = b.pl[g], sl = b.sl[g];
   const std::uint8_t* pw = b.pw + b.pw_off[g];
@@ -83,9 +83,9 @@ __global__ void setup_kernel(ShaBatch b, int begin, int count, int nw, std::uint
 }
 
 template <class H>
-__global__ void rounds_reference_kernel(ShaBatch b, int begin, int count, std::uint32_t r0, std::uint32_t r1) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= count) return;
+__global__ void rounds_reference_kernel(ShaBatch b, int begin, int first, int last, std::uint32_t r0, std::uint32_t r1) {
+  const int j = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= last) return;
   const int g = begin + j;
   const std::uint32_t end = min(r1, b.rounds[g]);
   if (r0 >= end) return;
@@ -102,11 +102,11 @@ __global__ void rounds_reference_kernel(ShaBatch b, int begin, int count, std::u
 
 template <class H, int NBLK, int NW, bool SHARED>
 __global__ void __launch_bounds__(kRoundThreads, kRoundMinBlocks<H>)
-    rounds_block_kernel(ShaBatch b, int begin, int count, const std::uint32_t* __restrict__ tmpl, std::uint32_t r0,
-                        std::uint32_t r1) {
+    rounds_block_kernel(ShaBatch b, int begin, int count, int first, int last, const std::uint32_t* __restrict__ tmpl,
+                        std::uint32_t r0, std::uint32_t r1) {
   extern __shared__ std::uint32_t smem[];
-  const int j = blockIdx.x * kRoundThreads + threadIdx.x;
-  const bool valid = j < count;
+  const int j = first + blockIdx.x * kRoundThreads + threadIdx.x;
+  const bool valid = j < last;
   if constexpr (SHARED) {
     // Each thread stages its own 8 * NW words into its own column: no sharing, no barrier, and
     // consecutive threads hit consecutive banks.
@@ -130,9 +130,9 @@ __global__ void __launch_bounds__(kRoundThreads, kRoundMinBlocks<H>)
 }
 
 template <class H>
-__global__ void final_kernel(ShaBatch b) {
-  const int g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g >= b.n) return;
+__global__ void final_kernel(ShaBatch b, int g0, int g1) {
+  const int g = g0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= g1) return;
   std::uint8_t c[H::kDigestBytes];
   for (int k = 0; k < H::kDigestWords; ++k) {
     const std::uint32_t w = b.state[k * b.n + g];
@@ -149,15 +149,15 @@ inline int blocks_for(int count, int threads) { return (count + threads - 1) / t
 
 template <class H>
 void launch_setup(const ShaBatch& b, const ShaRange& r, cudaStream_t stream) {
-  if (r.count <= 0) return;
-  setup_kernel<H><<<blocks_for(r.count, 128), 128, 0, stream>>>(b, r.begin, r.count, r.nw, r.tmpl);
+  if (r.last <= r.first) return;
+  setup_kernel<H><<<blocks_for(r.last - r.first, 128), 128, 0, stream>>>(b, r.begin, r.count, r.first, r.last, r.nw, r.tmpl);
   WK_CUDA_CHECK_LAUNCH();
 }
 
 template <class H>
-void launch_final(const ShaBatch& b, cudaStream_t stream) {
-  if (b.n <= 0) return;
-  final_kernel<H><<<blocks_for(b.n, 128), 128, 0, stream>>>(b);
+void launch_final(const ShaBatch& b, int g0, int g1, cudaStream_t stream) {
+  if (g1 <= g0) return;
+  final_kernel<H><<<blocks_for(g1 - g0, 128), 128, 0, stream>>>(b, g0, g1);
   WK_CUDA_CHECK_LAUNCH();
 }
 
@@ -171,13 +171,14 @@ void launch_block(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::u
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
   rounds_block_kernel<H, NBLK, NW, SHARED>
-      <<<blocks_for(r.count, kRoundThreads), kRoundThreads, smem, stream>>>(b, r.begin, r.count, r.tmpl, r0, r1);
+      <<<blocks_for(r.last - r.first, kRoundThreads), kRoundThreads, smem, stream>>>(b, r.begin, r.count, r.first, r.last,
+                                                                                   r.tmpl, r0, r1);
   WK_CUDA_CHECK_LAUNCH();
 }
 
 template <class H>
 void launch_reference(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::uint32_t r1, cudaStream_t stream) {
-  rounds_reference_kernel<H><<<blocks_for(r.count, 128), 128, 0, stream>>>(b, r.begin, r.count, r0, r1);
+  rounds_reference_kernel<H><<<blocks_for(r.last - r.first, 128), 128, 0, stream>>>(b, r.begin, r.first, r.last, r0, r1);
   WK_CUDA_CHECK_LAUNCH();
 }
 
@@ -199,7 +200,7 @@ bool launch_config(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::
 template <class H, std::size_t... I>
 void launch_rounds_impl(const ShaBatch& b, const ShaRange& r, std::uint32_t r0, std::uint32_t r1, cudaStream_t stream,
                         std::index_sequence<I...>) {
-  if (r.count <= 0) return;
+  if (r.last <= r.first) return;
   if (r.nblk == 0) return launch_reference<H>(b, r, r0, r1, stream);
   if (!(launch_config<H, I>(b, r, r0, r1, stream) || ...))
     throw Error(ErrorCategory::internal, "no round kernel for this block configuration");
