@@ -98,8 +98,11 @@ class DeviceBatch {
   // fraction of work done (0..1) as each step of launches finishes (a few steps stay queued
   // ahead, so the GPU does not wait) and returns when the last is reported. May run again (the
   // benchmark times repeats); the set-up re-reads the passwords, kept on the device until the
-  // batch is destroyed.
-  void run(cudaStream_t stream, const std::function<void(double)>& progress = {});
+  // batch is destroyed. `queued`, when given, is called once every launch of the batch is queued
+  // (before run waits for the last steps): a caller whose batches take turns on the GPU can let
+  // the next batch queue its launches behind these, so the GPU does not drain between batches.
+  void run(cudaStream_t stream, const std::function<void(double)>& progress = {},
+           const std::function<void()>& queued = {});
   // Copies the results back (synchronizes `stream`); out[i] is the crypt string of job i.
   void results(cudaStream_t stream, std::vector<std::string>& out);
 

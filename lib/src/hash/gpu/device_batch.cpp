@@ -473,7 +473,8 @@ void DeviceBatch::set_launch_limits(std::uint32_t rounds_per_launch, std::uint64
   impl_->bcrypt_chunk = bcrypt_iterations_per_launch;
 }
 
-void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& progress) {
+void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& progress,
+                      const std::function<void()>& queued) {
   Impl& m = *impl_;
   if (m.n == 0) return;
   if (m.method == Method::bcrypt) {
@@ -496,6 +497,7 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
     for (std::uint64_t it0 = 0; it0 < m.max_iterations; it0 += chunk) {
       nvtx::Range r("bcrypt loop", nvtx::Color::compute, std::int64_t(it0));
       bcrypt_launch(kernel, m.bc, it0, chunk, stream);
+      if (queued && it0 + chunk >= m.max_iterations) queued();
       if (progress) {
         WK_CUDA_CHECK(cudaStreamSynchronize(stream));
         progress(double(std::min(it0 + chunk, m.max_iterations)) / double(m.max_iterations));
@@ -536,11 +538,9 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
         if (r0 < m.range_rounds[i]) k.rounds(m.sha, part(m.ranges[i], q), r0, r1, m.part_stream(q));
     if (progress) {
       for (int q = 0; q < kLaunchParts; ++q) event(s, q).record(m.part_stream(q));
-      if (s >= kStepsAhead) report(s - kStepsAhead);
+      if (s >= kStepsAhead && s + 1 < steps) report(s - kStepsAhead);
     }
   }
-  if (progress)
-    for (std::uint32_t s = steps > kStepsAhead ? steps - kStepsAhead : 0; s < steps; ++s) report(s);
   {
     nvtx::Range r("final", nvtx::Color::compute);
     for (int q = 0; q < kLaunchParts; ++q)
@@ -550,6 +550,9 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
       }
   }
   m.join_parts();
+  if (queued) queued();
+  if (progress)
+    for (std::uint32_t s = steps > kStepsAhead + 1 ? steps - kStepsAhead - 1 : 0; s < steps; ++s) report(s);
 }
 
 void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
