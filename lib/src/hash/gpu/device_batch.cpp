@@ -523,8 +523,10 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
       for (const ShaRange& range : m.ranges) k.setup(m.sha, part(range, q), m.part_stream(q));
   }
   const std::uint32_t max_rounds = *std::max_element(m.range_rounds.begin(), m.range_rounds.end());
-  const std::uint32_t steps = (max_rounds + m.rounds_per_launch - 1) / m.rounds_per_launch;
-  auto step_end = [&](std::uint32_t s) { return std::min(max_rounds, (s + 1) * m.rounds_per_launch); };
+  const std::uint32_t steps = max_rounds / m.rounds_per_launch + (max_rounds % m.rounds_per_launch != 0);
+  auto step_end = [&](std::uint32_t s) {
+    return std::uint32_t(std::min<std::uint64_t>(max_rounds, std::uint64_t(s + 1) * m.rounds_per_launch));
+  };
   auto event = [&](std::uint32_t s, int q) -> Event& { return m.step_done[(s % (kStepsAhead + 1)) * kLaunchParts + q]; };
   auto report = [&](std::uint32_t s) {
     for (int q = 0; q < kLaunchParts; ++q) event(s, q).synchronize();
