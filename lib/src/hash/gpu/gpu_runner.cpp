@@ -171,7 +171,7 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
       {
         // Batches take turns: the next one queues its launches once all of this one's are queued
         // (not when they have finished), so they fill the SMs this batch's last launches leave
-        // idle, and this batch still finishes first.
+        // idle; this batch, queued first and nearly done, normally still finishes first.
         std::unique_lock turn(impl_->gpu_turn);
         batch.run(
             stream,
