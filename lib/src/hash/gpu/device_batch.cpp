@@ -298,6 +298,7 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
     ShaRange r;
     r.begin = int(p);
     r.count = int(q - p);
+    r.last = r.count;  // the whole range; run() launches parts of it
     const int c = cfg_of(order[p]);
     if (c >= 0) {
       r.nblk = k.configs[c].nblk;

@@ -175,7 +175,8 @@ WK_HD void block_rounds(std::uint32_t (&c)[H::kDigestWords], int pl, int sl, std
       // Y (the odd template) fits NW words, so C starts at word L / 4 <= NW. Leaving out the
       // impossible cases made md5crypt 3-5 % faster on the H100 but sha512crypt 15 % slower (the
       // same registers and no spills: the compiler lays the unrolled SHA-512 code out differently),
-      // so only MD5 takes it (docs/apod/hash.md).
+      // so only MD5 takes it (docs/apod/hash.md). A later probe with compile-time class-S lengths
+      // measured sha512crypt the same either way; the real kernel was not re-measured.
       constexpr int kMaxWord = H::kDigestBytes == 16 && NW < N - 1 ? NW : N - 1;
       or_at_runtime<N, DW + 1, kMaxWord>(s, cs, L >> 2);
     }
