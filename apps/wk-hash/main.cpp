@@ -479,28 +479,13 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
     word_text = hash::read_secret_input(wordlist_path);
   }
   std::size_t failed = 0, skipped = 0;
-  std::vector<hash::AuditAccount> accounts;
-  std::vector<std::size_t> account_line;
   const auto hash_lines = hash::split_lines(hash_text.view());
-  for (std::size_t i = 0; i < hash_lines.size(); ++i) {
-    const std::string_view l = hash_lines[i];
-    if (l.empty()) continue;
-    const std::size_t colon = l.find(':');
-    if (colon == std::string_view::npos || colon == 0) {
-      app::print_error(kProg, fmt::format("{}: line {}: expected user:hash[:...]", hashes_path, i + 1));
-      ++failed;
-      continue;
-    }
-    std::string_view h = l.substr(colon + 1);
-    h = h.substr(0, h.find(':'));
-    // Shadow conventions: empty (no password), '*' or '!' (disabled or locked) have no hash to try.
-    if (h.empty() || h[0] == '*' || h[0] == '!') {
-      ++skipped;
-      continue;
-    }
-    accounts.push_back({std::string(l.substr(0, colon)), std::string(h)});
-    account_line.push_back(i + 1);
-  }
+  hash::ShadowList shadow = hash::parse_shadow(hash_lines);
+  for (const auto& [line, why] : shadow.errors) app::print_error(kProg, fmt::format("{}: line {}: {}", hashes_path, line, why));
+  failed += shadow.errors.size();
+  skipped += shadow.skipped;
+  const std::vector<hash::AuditAccount>& accounts = shadow.accounts;
+  const std::vector<std::size_t>& account_line = shadow.account_line;
   std::vector<std::string_view> words;
   const auto word_lines = hash::split_lines(word_text.view());
   for (std::size_t i = 0; i < word_lines.size(); ++i) {

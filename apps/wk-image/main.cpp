@@ -70,7 +70,8 @@ Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|s
   opencv|nvjpeg, "finished_s" (seconds from the start), "ms": {"read",
   "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}}, written
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
-  their batch's decode time. --resume FILE skips the inputs that FILE lists as done and writes the new
+  their batch's decode time. A file name that is not UTF-8 has U+FFFD for its bad bytes in
+  "path" and its exact bytes in "path_hex". --resume FILE skips the inputs that FILE lists as done and writes the new
   report to FILE unless --report says otherwise.
 
 Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,

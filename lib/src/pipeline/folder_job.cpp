@@ -30,56 +30,10 @@ namespace fs = std::filesystem;
 
 namespace wk::pipeline {
 
-const char* to_string(FileStatus s) noexcept {
-  switch (s) {
-    case FileStatus::ok: return "ok";
-    case FileStatus::failed: return "failed";
-    case FileStatus::skipped: return "skipped";
-  }
-  return "?";
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-std::uint32_t be32(const std::uint8_t* p) { return (std::uint32_t(p[0]) << 24) | (p[1] << 16) | (p[2] << 8) | p[3]; }
-std::uint32_t le32(const std::uint8_t* p) { return (std::uint32_t(p[3]) << 24) | (p[2] << 16) | (p[1] << 8) | p[0]; }
-
-std::optional<std::pair<int, int>> probe_jpeg(std::span<const std::uint8_t> b) {
-  std::size_t i = 2;
-  while (i + 4 <= b.size()) {
-    if (b[i] != 0xFF) return std::nullopt;
-    const std::uint8_t m = b[i + 1];
-    if (m == 0xFF) { ++i; continue; }  // fill byte
-    if (m == 0xD8 || (m >= 0xD0 && m <= 0xD7) || m == 0x01) { i += 2; continue; }
-    const std::size_t len = (std::size_t(b[i + 2]) << 8) | b[i + 3];
-    const bool sof = (m >= 0xC0 && m <= 0xCF) && m != 0xC4 && m != 0xC8 && m != 0xCC;
-    if (sof) {
-      if (i + 9 > b.size()) return std::nullopt;
-      return std::pair<int, int>{(b[i + 7] << 8) | b[i + 8], (b[i + 5] << 8) | b[i + 6]};
-    }
-    if (m == 0xDA || len < 2) return std::nullopt;  // scan data before any frame header
-    i += 2 + len;
-  }
-  return std::nullopt;
-}
-
-std::optional<std::pair<int, int>> probe_pnm(std::span<const std::uint8_t> b) {
-  long vals[2] = {0, 0};
-  std::size_t i = 2;
-  for (long& v : vals) {
-    while (i < b.size() && (std::isspace(b[i]) || b[i] == '#')) {
-      if (b[i] == '#') while (i < b.size() && b[i] != '\n') ++i;
-      else ++i;
-    }
-    if (i >= b.size() || !std::isdigit(b[i])) return std::nullopt;
-    while (i < b.size() && std::isdigit(b[i]) && v < (1L << 31)) v = v * 10 + (b[i++] - '0');
-  }
-  if (vals[0] >= (1L << 31) || vals[1] >= (1L << 31)) return std::pair<int, int>{INT32_MAX, INT32_MAX};
-  return std::pair<int, int>{int(vals[0]), int(vals[1])};
-}
 
 // One worker's pipelines: the GPU one on its device, and a CPU one made when first needed
 // (--device cpu, or after a GPU failure). A GPU worker also owns, when used, its nvJPEG encoder
@@ -155,13 +109,6 @@ void record_failure(FileRecord& r, const std::exception& e) {
   std::string msg = e.what();
   if (msg.rfind(r.path, 0) == 0 && msg.size() > r.path.size() + 2) msg = msg.substr(r.path.size() + 2);
   r.error = msg;
-}
-
-void check_pixel_limit(long long max_pixels, int width, int height) {
-  if (double(width) * height > double(max_pixels))
-    throw Error(ErrorCategory::decode, std::to_string(width) + "x" + std::to_string(height) +
-                                           " pixels is more than --max-pixels " + std::to_string(max_pixels) +
-                                           " (a decompression bomb?); not decoded");
 }
 
 // The checks, the read and the header probe: everything before decoding. Returns false when the
@@ -409,26 +356,15 @@ bool for_nvjpeg(const Shared& sh, FileWork& fw) {
 
 bool nvjpeg_in_build() noexcept { return io::nvjpeg_in_build(); }
 
-std::optional<std::pair<int, int>> probe_dimensions(std::span<const std::uint8_t> b) {
-  static constexpr std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  if (b.size() >= 24 && std::equal(kPng, kPng + 8, b.begin())) {
-    const std::uint32_t w = be32(&b[16]), h = be32(&b[20]);
-    return std::pair<int, int>{int(std::min<std::uint32_t>(w, INT32_MAX)), int(std::min<std::uint32_t>(h, INT32_MAX))};
-  }
-  if (b.size() >= 4 && b[0] == 0xFF && b[1] == 0xD8) return probe_jpeg(b);
-  if (b.size() >= 26 && b[0] == 'B' && b[1] == 'M') {
-    const std::int32_t w = std::int32_t(le32(&b[18])), h = std::int32_t(le32(&b[22]));
-    if (w == INT32_MIN || h == INT32_MIN) return std::nullopt;
-    return std::pair<int, int>{std::abs(w), std::abs(h)};
-  }
-  if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6') return probe_pnm(b);
-  return std::nullopt;
-}
-
 JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* stop, const JobCallbacks& cb) {
   // Bad pipelines and options are usage errors before any file is touched.
   { image::Pipeline validate(opt.pipeline_text, Backend::cpu, opt.pipeline_options); }
   if (opt.max_pixels < 1) throw Error(ErrorCategory::usage, "--max-pixels must be at least 1");
+  {
+    std::error_code ec;
+    if (fs::exists(opt.outdir, ec) && !fs::is_directory(opt.outdir, ec))
+      throw Error(ErrorCategory::usage, "-o " + opt.outdir.string() + ": exists and is not a folder");
+  }
   if (opt.jpeg_batch < 1) throw Error(ErrorCategory::usage, "--jpeg-batch must be at least 1");
   if (opt.jpeg_decoder == JpegDecoder::nvjpeg && !io::nvjpeg_in_build())
     throw Error(ErrorCategory::usage, "--jpeg-decoder nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)");
@@ -589,46 +525,6 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   tot.interrupted = stop && stop->load() && tot.not_started > 0;
   tot.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;
-}
-
-std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
-  using nlohmann::json;
-  json files = json::array();
-  for (const auto& r : result.records) {
-    json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
-              {"height", r.height}, {"device", r.device}, {"decoder", r.decoder}, {"encoder", r.encoder},
-              {"finished_s", r.finished_s},
-              {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
-                      {"encode", r.ms.encode}, {"write", r.ms.write}}}};
-    if (!r.error.empty()) f["error"] = r.error;
-    files.push_back(std::move(f));
-  }
-  const JobTotals& t = result.totals;
-  json j = {{"tool", "wk-image"},
-            {"pipeline", opt.pipeline_text},
-            {"backend", wk::to_string(opt.backend)},
-            {"files", std::move(files)},
-            {"input_errors", result.scan_errors},
-            {"totals", {{"files", t.files}, {"ok", t.ok}, {"failed", t.failed + result.scan_errors.size()},
-                        {"skipped", t.skipped}, {"not_started", t.not_started}, {"interrupted", t.interrupted},
-                        {"megapixels", t.megapixels}, {"seconds", t.seconds},
-                        {"images_per_second", t.seconds > 0 ? double(t.ok) / t.seconds : 0.0}}}};
-  return j.dump(2) + "\n";
-}
-
-std::vector<std::string> ok_inputs_in_report(const fs::path& report) {
-  const std::vector<std::uint8_t> bytes = io::read_file(report);
-  std::vector<std::string> ok;
-  try {
-    const auto j = nlohmann::json::parse(bytes.begin(), bytes.end());
-    // Done: converted in that run, or already done in the run before it (a chain of resumes).
-    for (const auto& f : j.at("files"))
-      if (f.at("status") == "ok" || (f.at("status") == "skipped" && f.value("error", "").rfind("done in an earlier run", 0) == 0))
-        ok.push_back(f.at("path").get<std::string>());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorCategory::decode, report.string() + ": not a wk-image report (" + e.what() + ")");
-  }
-  return ok;
 }
 
 }  // namespace wk::pipeline

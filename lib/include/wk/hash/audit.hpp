@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wk/hash/crypt.hpp"
@@ -26,6 +27,17 @@ struct AuditResult {
   // Accounts whose hash the engine rejected (setting not accepted): index and reason.
   std::vector<std::pair<std::size_t, std::string>> rejected;
 };
+
+// A shadow-style hash list (user:hash[:more fields], one account per line) as read by
+// `wk-hash audit`. Empty lines are ignored; an empty hash or one starting with '*' or '!'
+// (no password, disabled, locked) is counted in `skipped`; lines without "user:" are errors.
+struct ShadowList {
+  std::vector<AuditAccount> accounts;
+  std::vector<std::size_t> account_line;                    // 1-based line of each account
+  std::vector<std::pair<std::size_t, std::string>> errors;  // 1-based line, what is wrong
+  std::size_t skipped = 0;
+};
+ShadowList parse_shadow(std::span<const std::string_view> lines);
 
 // progress(done, total) counts word-hash pairs. Words must be valid passwords (check_password).
 AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, std::span<const std::string_view> words,

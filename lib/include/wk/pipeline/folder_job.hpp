@@ -110,9 +110,13 @@ std::string report_json(const JobResult& result, const FolderJobOptions& options
 // Inputs an earlier report lists with status "ok" (for --resume). Throws wk::Error{decode} for a
 // report that is not warpkit's JSON, wk::Error{io} when unreadable.
 std::vector<std::string> ok_inputs_in_report(const std::filesystem::path& report);
+// The same for a report already in memory; `name` is what error messages call it.
+std::vector<std::string> ok_inputs_in_report_text(std::string_view text, const std::string& name);
 
 // Reads width and height from a PNG, JPEG, BMP, GIF or PNM header without decoding. Returns
 // nullopt for other formats or unparsable headers (the decoder then decides).
 std::optional<std::pair<int, int>> probe_dimensions(std::span<const std::uint8_t> bytes);
+// Throws wk::Error{decode} naming the size when width x height is more than max_pixels.
+void check_pixel_limit(long long max_pixels, int width, int height);
 
 }  // namespace wk::pipeline

@@ -1,0 +1,119 @@
+// The folder job's --report JSON: written at the end of a run, read back by --resume. Kept apart
+// from the job itself so the reader can be fuzzed without the GPU pipeline (tests/fuzz).
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "wk/core/error.hpp"
+#include "wk/io/files.hpp"
+#include "wk/pipeline/folder_job.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wk::pipeline {
+
+namespace {
+
+// File names are bytes on Linux, JSON strings are UTF-8. A name that is not UTF-8 is written
+// twice: "path" with U+FFFD for the bad bytes (for people and jq), and "path_hex" exactly (for
+// --resume), so the report can always be written and read back.
+bool is_utf8(const std::string& s) {
+  try {
+    (void)nlohmann::json(s).dump();
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+std::string to_hex(const std::string& s) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string h;
+  h.reserve(2 * s.size());
+  for (unsigned char c : s) h += kDigits[c >> 4], h += kDigits[c & 15];
+  return h;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::string> from_hex(const std::string& h) {
+  if (h.size() % 2) return std::nullopt;
+  std::string s(h.size() / 2, '\0');
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const int hi = hex_value(h[2 * i]), lo = hex_value(h[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    s[i] = char(hi * 16 + lo);
+  }
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(FileStatus s) noexcept {
+  switch (s) {
+    case FileStatus::ok: return "ok";
+    case FileStatus::failed: return "failed";
+    case FileStatus::skipped: return "skipped";
+  }
+  return "?";
+}
+
+std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
+  using nlohmann::json;
+  json files = json::array();
+  for (const auto& r : result.records) {
+    json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
+              {"height", r.height}, {"device", r.device}, {"decoder", r.decoder}, {"encoder", r.encoder},
+              {"finished_s", r.finished_s},
+              {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
+                      {"encode", r.ms.encode}, {"write", r.ms.write}}}};
+    if (!r.error.empty()) f["error"] = r.error;
+    if (!is_utf8(r.path)) f["path_hex"] = to_hex(r.path);
+    files.push_back(std::move(f));
+  }
+  const JobTotals& t = result.totals;
+  json j = {{"tool", "wk-image"},
+            {"pipeline", opt.pipeline_text},
+            {"backend", wk::to_string(opt.backend)},
+            {"files", std::move(files)},
+            {"input_errors", result.scan_errors},
+            {"totals", {{"files", t.files}, {"ok", t.ok}, {"failed", t.failed + result.scan_errors.size()},
+                        {"skipped", t.skipped}, {"not_started", t.not_started}, {"interrupted", t.interrupted},
+                        {"megapixels", t.megapixels}, {"seconds", t.seconds},
+                        {"images_per_second", t.seconds > 0 ? double(t.ok) / t.seconds : 0.0}}}};
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::vector<std::string> ok_inputs_in_report_text(std::string_view text, const std::string& name) {
+  std::vector<std::string> ok;
+  try {
+    const auto j = nlohmann::json::parse(text.begin(), text.end());
+    // Done: converted in that run, or already done in the run before it (a chain of resumes).
+    for (const auto& f : j.at("files"))
+      if (f.at("status") == "ok" || (f.at("status") == "skipped" && f.value("error", "").rfind("done in an earlier run", 0) == 0)) {
+        if (!f.contains("path_hex")) {
+          ok.push_back(f.at("path").get<std::string>());
+        } else if (auto path = from_hex(f.at("path_hex").get<std::string>())) {
+          ok.push_back(std::move(*path));
+        } else {
+          throw Error(ErrorCategory::decode, name + ": not a wk-image report (a path_hex that is not hexadecimal)");
+        }
+      }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCategory::decode, name + ": not a wk-image report (" + e.what() + ")");
+  }
+  return ok;
+}
+
+std::vector<std::string> ok_inputs_in_report(const fs::path& report) {
+  const std::vector<std::uint8_t> bytes = io::read_file(report);
+  return ok_inputs_in_report_text({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, report.string());
+}
+
+}  // namespace wk::pipeline
