@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs warpkit's build dependencies from Debian/Ubuntu packages (skips what is installed).
 # The CUDA toolkit (nvcc, 12.x or 13.x) is not a Debian package here: it must already be there.
+#   tools/install-deps.sh          what the build and the tests need
+#   tools/install-deps.sh --fuzz   also clang 14 and libFuzzer, for -DWARPKIT_FUZZ=ON (tests/fuzz)
 set -euo pipefail
 
 PACKAGES=(cmake ninja-build g++ pkg-config libopencv-dev catch2 libssl-dev libcrypt-dev
           libcli11-dev nlohmann-json3-dev libfmt-dev libgcrypt20-dev)
+if [ "${1:-}" = "--fuzz" ]; then
+  PACKAGES+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,5 +1,6 @@
 // The folder job's building blocks: header probing for the pixel limit, the report, resume.
 #include <catch2/catch.hpp>
+#include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "test_support.hpp"
@@ -10,12 +11,15 @@
 namespace fs = std::filesystem;
 using namespace wk;
 
-TEST_CASE("probe_dimensions reads PNG, JPEG, BMP and PNM headers without decoding", "[pipeline]") {
+TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here, without decoding", "[pipeline]") {
   const cv::Mat m = test::random_image(37, 21, 3, 1);
-  for (const char* ext : {".png", ".jpg", ".bmp", ".ppm"}) {
+  cv::Mat gray;
+  cv::extractChannel(m, gray, 0);
+  for (const char* ext : {".png", ".jpg", ".bmp", ".ppm", ".pgm", ".pam", ".pfm", ".ras", ".hdr", ".tif", ".webp"}) {
     CAPTURE(ext);
     std::vector<std::uint8_t> b;
-    REQUIRE(cv::imencode(ext, m, b));
+    const bool one_channel = std::string(ext) == ".pgm";
+    REQUIRE(cv::imencode(ext, one_channel ? gray : m, b));
     const auto d = pipeline::probe_dimensions(b);
     REQUIRE(d.has_value());
     CHECK(d->first == 37);
@@ -31,6 +35,23 @@ TEST_CASE("probe_dimensions reads PNG, JPEG, BMP and PNM headers without decodin
   const auto d = pipeline::probe_dimensions(bomb);
   REQUIRE(d.has_value());
   CHECK(d->first == 100000);
+  // Headers of formats whose bombs the decoder would otherwise allocate for (OpenCV's own limit,
+  // 2^30 pixels, is read once at start-up and lets a 30000 x 30000 float PFM through).
+  auto probe = [](const std::string& bytes) {
+    return pipeline::probe_dimensions({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+  };
+  using Size = std::optional<std::pair<int, int>>;
+  CHECK(probe("PF\n30000 20000\n-1.0\n") == Size({30000, 20000}));
+  CHECK(probe("P7\nWIDTH 30000\n# c\nHEIGHT 20000\nDEPTH 3\nMAXVAL 255\nENDHDR\n") == Size({30000, 20000}));
+  CHECK(probe("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 20000 +X 30000\n") == Size({30000, 20000}));
+  CHECK(probe(std::string("\x59\xa6\x6a\x95\x00\x00\x75\x30\x00\x00\x4e\x20", 12) + std::string(20, '\0')) == Size({30000, 20000}));
+  // Little-endian TIFF, one directory at 8 with ImageWidth LONG 30000 and ImageLength SHORT 20000.
+  const std::string tiff("II*\0\x08\0\0\0\x02\0"
+                         "\x00\x01\x04\x00\x01\0\0\0\x30\x75\0\0"
+                         "\x01\x01\x03\x00\x01\0\0\0\x20\x4e\0\0", 34);
+  CHECK(probe(tiff) == Size({30000, 20000}));
+  CHECK(probe("PF\n4000000000 5\n") == Size({INT32_MAX, 5}));
+  CHECK_FALSE(probe("#?RADIANCE\n\n+X 5 -Y 5\n").has_value());
 }
 
 TEST_CASE("run_folder_job records every input in order, with the report and resume round trip", "[pipeline]") {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "wk/core/error.hpp"
 #include "wk/pipeline/folder_job.hpp"
@@ -14,10 +15,17 @@ namespace wk::pipeline {
 
 namespace {
 
+using Dims = std::optional<std::pair<int, int>>;
+
 std::uint32_t be32(const std::uint8_t* p) { return (std::uint32_t(p[0]) << 24) | (p[1] << 16) | (p[2] << 8) | p[3]; }
 std::uint32_t le32(const std::uint8_t* p) { return (std::uint32_t(p[3]) << 24) | (p[2] << 16) | (p[1] << 8) | p[0]; }
+int clamp_int(std::uint64_t v) { return int(std::min<std::uint64_t>(v, INT32_MAX)); }
+Dims dims(std::uint64_t w, std::uint64_t h) { return std::pair<int, int>{clamp_int(w), clamp_int(h)}; }
+bool starts_with(std::span<const std::uint8_t> b, std::string_view magic) {
+  return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin(), [](char m, std::uint8_t c) { return std::uint8_t(m) == c; });
+}
 
-std::optional<std::pair<int, int>> probe_jpeg(std::span<const std::uint8_t> b) {
+Dims probe_jpeg(std::span<const std::uint8_t> b) {
   std::size_t i = 2;
   while (i + 4 <= b.size()) {
     if (b[i] != 0xFF) return std::nullopt;
@@ -36,36 +44,139 @@ std::optional<std::pair<int, int>> probe_jpeg(std::span<const std::uint8_t> b) {
   return std::nullopt;
 }
 
-std::optional<std::pair<int, int>> probe_pnm(std::span<const std::uint8_t> b) {
-  long vals[2] = {0, 0};
+// Netpbm P1..P6 and PFM (PF, Pf): the first two numbers after the magic, '#' comments allowed.
+Dims probe_pnm(std::span<const std::uint8_t> b) {
+  std::uint64_t vals[2] = {0, 0};
   std::size_t i = 2;
-  for (long& v : vals) {
+  for (std::uint64_t& v : vals) {
     while (i < b.size() && (std::isspace(b[i]) || b[i] == '#')) {
       if (b[i] == '#') while (i < b.size() && b[i] != '\n') ++i;
       else ++i;
     }
     if (i >= b.size() || !std::isdigit(b[i])) return std::nullopt;
-    while (i < b.size() && std::isdigit(b[i]) && v < (1L << 31)) v = v * 10 + (b[i++] - '0');
+    while (i < b.size() && std::isdigit(b[i])) v = std::min<std::uint64_t>(v * 10 + (b[i++] - '0'), std::uint64_t(1) << 40);
   }
-  if (vals[0] >= (1L << 31) || vals[1] >= (1L << 31)) return std::pair<int, int>{INT32_MAX, INT32_MAX};
-  return std::pair<int, int>{int(vals[0]), int(vals[1])};
+  return dims(vals[0], vals[1]);
+}
+
+// PAM (P7): "WIDTH w" and "HEIGHT h" lines before ENDHDR.
+Dims probe_pam(std::span<const std::uint8_t> b) {
+  std::optional<std::uint64_t> w, h;
+  std::size_t i = 2;
+  while (i < b.size()) {
+    std::size_t end = i;
+    while (end < b.size() && b[end] != '\n') ++end;
+    std::string line(b.begin() + i, b.begin() + end);
+    i = end + 1;
+    const std::size_t a = line.find_first_not_of(" \t\r");
+    if (a == std::string::npos || line[a] == '#') continue;
+    line.erase(0, a);
+    if (line.rfind("ENDHDR", 0) == 0) break;
+    for (auto [key, out] : {std::pair{"WIDTH", &w}, std::pair{"HEIGHT", &h}}) {
+      const std::size_t n = std::char_traits<char>::length(key);
+      if (line.rfind(key, 0) != 0 || line.size() <= n || !std::isspace(static_cast<unsigned char>(line[n]))) continue;
+      std::size_t k = line.find_first_not_of(" \t", n);
+      std::uint64_t v = 0;
+      if (k == std::string::npos || !std::isdigit(static_cast<unsigned char>(line[k]))) return std::nullopt;
+      while (k < line.size() && std::isdigit(static_cast<unsigned char>(line[k])))
+        v = std::min<std::uint64_t>(v * 10 + (line[k++] - '0'), std::uint64_t(1) << 40);
+      *out = v;
+    }
+  }
+  if (!w || !h) return std::nullopt;
+  return dims(*w, *h);
+}
+
+// Radiance RGBE: header lines up to an empty line, then the resolution line "-Y H +X W".
+Dims probe_hdr(std::span<const std::uint8_t> b) {
+  const std::string_view text(reinterpret_cast<const char*>(b.data()), std::min<std::size_t>(b.size(), 64 * 1024));
+  const std::size_t blank = text.find("\n\n");
+  if (blank == std::string_view::npos) return std::nullopt;
+  std::string_view line = text.substr(blank + 2);
+  line = line.substr(0, line.find('\n'));
+  std::uint64_t v[2] = {0, 0};
+  std::size_t i = 0;
+  for (int k = 0; k < 2; ++k) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i + 2 > line.size() || (line[i] != '-' && line[i] != '+') || line[i + 1] != (k == 0 ? 'Y' : 'X')) return std::nullopt;
+    i += 2;
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i >= line.size() || !std::isdigit(static_cast<unsigned char>(line[i]))) return std::nullopt;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
+      v[k] = std::min<std::uint64_t>(v[k] * 10 + (line[i++] - '0'), std::uint64_t(1) << 40);
+  }
+  return dims(v[1], v[0]);
+}
+
+// TIFF and BigTIFF: ImageWidth (256) and ImageLength (257) of the first directory, which is the
+// image OpenCV decodes.
+Dims probe_tiff(std::span<const std::uint8_t> b) {
+  const bool le = b[0] == 'I';
+  auto rd = [&](std::size_t at, int bytes) {
+    std::uint64_t v = 0;
+    for (int k = 0; k < bytes; ++k) v = le ? v | (std::uint64_t(b[at + k]) << (8 * k)) : (v << 8) | b[at + k];
+    return v;
+  };
+  const bool big = rd(2, 2) == 43;
+  const int off_bytes = big ? 8 : 4, count_bytes = big ? 8 : 2, entry_bytes = big ? 20 : 12;
+  if (b.size() < (big ? 16u : 8u)) return std::nullopt;
+  const std::uint64_t ifd = rd(big ? 8 : 4, off_bytes);
+  if (ifd > b.size() || b.size() - ifd < std::uint64_t(count_bytes)) return std::nullopt;
+  const std::uint64_t n = rd(std::size_t(ifd), count_bytes);
+  std::optional<std::uint64_t> w, h;
+  for (std::uint64_t e = ifd + count_bytes, k = 0; k < n && e + entry_bytes <= b.size(); ++k, e += entry_bytes) {
+    const std::uint64_t tag = rd(std::size_t(e), 2), type = rd(std::size_t(e) + 2, 2);
+    const std::size_t value_at = std::size_t(e) + (big ? 12 : 8);
+    std::optional<std::uint64_t> v;
+    if (type == 3) v = rd(value_at, 2);       // SHORT
+    else if (type == 4) v = rd(value_at, 4);  // LONG
+    else if (type == 16 && big) v = rd(value_at, 8);  // LONG8
+    if (tag == 256) w = v;
+    if (tag == 257) h = v;
+  }
+  if (!w || !h) return std::nullopt;
+  return dims(*w, *h);
+}
+
+// WebP: the size in the first chunk (lossy VP8, lossless VP8L, or the VP8X canvas).
+Dims probe_webp(std::span<const std::uint8_t> b) {
+  if (b.size() < 30) return std::nullopt;
+  const std::span<const std::uint8_t> chunk = b.subspan(12);
+  if (starts_with(chunk, "VP8 ")) {
+    if (b[23] != 0x9D || b[24] != 0x01 || b[25] != 0x2A) return std::nullopt;
+    return dims((b[26] | (b[27] << 8)) & 0x3FFF, (b[28] | (b[29] << 8)) & 0x3FFF);
+  }
+  if (starts_with(chunk, "VP8L")) {
+    if (b[20] != 0x2F) return std::nullopt;
+    const std::uint32_t bits = le32(&b[21]);
+    return dims(1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF));
+  }
+  if (starts_with(chunk, "VP8X"))
+    return dims(1 + (b[24] | (b[25] << 8) | (b[26] << 16)), 1 + (b[27] | (b[28] << 8) | (std::uint32_t(b[29]) << 16)));
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<std::pair<int, int>> probe_dimensions(std::span<const std::uint8_t> b) {
+Dims probe_dimensions(std::span<const std::uint8_t> b) {
   static constexpr std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  if (b.size() >= 24 && std::equal(kPng, kPng + 8, b.begin())) {
-    const std::uint32_t w = be32(&b[16]), h = be32(&b[20]);
-    return std::pair<int, int>{int(std::min<std::uint32_t>(w, INT32_MAX)), int(std::min<std::uint32_t>(h, INT32_MAX))};
-  }
+  if (b.size() >= 24 && std::equal(kPng, kPng + 8, b.begin())) return dims(be32(&b[16]), be32(&b[20]));
   if (b.size() >= 4 && b[0] == 0xFF && b[1] == 0xD8) return probe_jpeg(b);
   if (b.size() >= 26 && b[0] == 'B' && b[1] == 'M') {
     const std::int32_t w = std::int32_t(le32(&b[18])), h = std::int32_t(le32(&b[22]));
     if (w == INT32_MIN || h == INT32_MIN) return std::nullopt;
     return std::pair<int, int>{std::abs(w), std::abs(h)};
   }
-  if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6') return probe_pnm(b);
+  if (b.size() >= 3 && b[0] == 'P' && ((b[1] >= '1' && b[1] <= '6') || b[1] == 'F' || b[1] == 'f')) return probe_pnm(b);
+  if (b.size() >= 3 && b[0] == 'P' && b[1] == '7') return probe_pam(b);
+  if (b.size() >= 32 && be32(&b[0]) == 0x59A66A95u) return dims(be32(&b[4]), be32(&b[8]));  // Sun raster
+  if (starts_with(b, "#?RADIANCE") || starts_with(b, "#?RGBE")) return probe_hdr(b);
+  if (b.size() >= 8 && (starts_with(b, "II") || starts_with(b, "MM"))) {
+    const bool le = b[0] == 'I';
+    const unsigned magic = le ? b[2] | (b[3] << 8) : (b[2] << 8) | b[3];
+    if (magic == 42 || magic == 43) return probe_tiff(b);
+  }
+  if (starts_with(b, "RIFF") && b.size() >= 12 && starts_with(b.subspan(8), "WEBP")) return probe_webp(b);
   return std::nullopt;
 }
 

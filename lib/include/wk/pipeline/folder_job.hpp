@@ -113,8 +113,10 @@ std::vector<std::string> ok_inputs_in_report(const std::filesystem::path& report
 // The same for a report already in memory; `name` is what error messages call it.
 std::vector<std::string> ok_inputs_in_report_text(std::string_view text, const std::string& name);
 
-// Reads width and height from a PNG, JPEG, BMP, GIF or PNM header without decoding. Returns
-// nullopt for other formats or unparsable headers (the decoder then decides).
+// Reads width and height from the header of every format Debian's OpenCV decodes -- PNG, JPEG,
+// BMP, PNM/PAM/PFM, Sun raster, Radiance HDR, TIFF/BigTIFF and WebP -- without decoding. Returns
+// nullopt for other formats or unparsable headers (the decoder then decides; the folder job
+// checks the decoded size again). Sizes beyond int are clamped to INT32_MAX.
 std::optional<std::pair<int, int>> probe_dimensions(std::span<const std::uint8_t> bytes);
 // Throws wk::Error{decode} naming the size when width x height is more than max_pixels.
 void check_pixel_limit(long long max_pixels, int width, int height);
