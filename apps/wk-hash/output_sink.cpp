@@ -21,6 +21,10 @@ OutputSink::OutputSink(const std::filesystem::path& path) {
     file_ = stdout;
     return;
   }
+  {
+    std::error_code ec;  // refused before any work, not at the final rename
+    if (std::filesystem::is_directory(path, ec)) throw Error(ErrorCategory::usage, path.string() + ": is a folder; name the output file");
+  }
   is_stdout_ = false;
   target_ = path;
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");

@@ -179,3 +179,41 @@ TEST_CASE("wk-crypt --help warns about ECB, tampering, wrong keys and IDEA's age
   CHECK(r.output.find("nonce + i mod 2^64") != std::string::npos);
   CHECK(r.output.find("PKCS#7") != std::string::npos);
 }
+
+TEST_CASE("wk-crypt on hostile outputs: a full disk, an output that is a folder, names with dashes and newlines", "[cli][wk-crypt][idea][hostile]") {
+  Fixture f;
+  const fs::path work = f.dir / "work";
+  fs::create_directories(work);
+  wk::test::write_bytes(work / "big.bin", random_text(64 * 1024, 5));
+
+  // A full disk (a 16 KiB file-size limit, SIGXFSZ ignored): exit 1 naming the output, which
+  // does not appear, and no temporary file.
+  const auto full = wk::test::run("trap '' XFSZ; ulimit -f 32; " +
+                                  wk_crypt("encrypt -q --device cpu --key " + sh_quote(f.key.string()) + " " +
+                                           sh_quote((work / "big.bin").string()) + " " + sh_quote((work / "big.idea").string())));
+  INFO(full.output);
+  CHECK(full.exit_code == 1);
+  CHECK_THAT(full.output, Catch::Contains("big.idea"));
+  CHECK_FALSE(fs::exists(work / "big.idea"));
+  CHECK(count_entries(work) == 1);
+
+  // The output is a folder: refused, the folder untouched.
+  fs::create_directories(work / "out.idea");
+  const auto folder = f.crypt("encrypt", "", work / "big.bin", work / "out.idea");
+  INFO(folder.output);
+  CHECK(folder.exit_code == 2);
+  CHECK_THAT(folder.output, Catch::Contains("out.idea: is a folder"));
+  CHECK(fs::is_directory(work / "out.idea"));
+
+  // Names with a leading dash and a newline round trip.
+  wk::test::write_bytes(work / "-in\nfile", "secret bytes");
+  const auto enc = wk::test::run("cd " + sh_quote(work.string()) + " && " +
+                                 wk_crypt("encrypt -q --device cpu --key " + sh_quote(f.key.string()) + " -- " + sh_quote("-in\nfile") + " " + sh_quote("-x.idea")));
+  INFO(enc.output);
+  REQUIRE(enc.exit_code == 0);
+  const auto dec = wk::test::run("cd " + sh_quote(work.string()) + " && " +
+                                 wk_crypt("decrypt -q --device cpu --key " + sh_quote(f.key.string()) + " -- " + sh_quote("-x.idea") + " " + sh_quote("-y")));
+  INFO(dec.output);
+  REQUIRE(dec.exit_code == 0);
+  CHECK(wk::test::read_bytes(work / "-y") == "secret bytes");
+}

@@ -290,3 +290,38 @@ TEST_CASE("wk-hash: -o replaces the file atomically; usage errors exit 2; stdin 
   CHECK(piped.exit_code == 0);
   CHECK(lines_of(piped.output).size() == 2);
 }
+
+TEST_CASE("wk-hash on hostile outputs: a full disk, an -o that is a folder, names with dashes and newlines", "[hash][cli][hostile]") {
+  TempDir dir;
+  std::string words;
+  for (int i = 0; i < 400; ++i) words += "password" + std::to_string(i) + "\n";  // ~14 kB of md5crypt lines
+  write_bytes(dir / "pw.txt", words);
+  write_bytes(dir / "out.txt", "old contents\n");
+  const std::string in = " -i " + sh_quote((dir / "pw.txt").string());
+
+  // A full disk (a 4 KiB file-size limit; SIGXFSZ ignored, so the write fails with EFBIG): an
+  // error naming the output, exit 1, the old output as it was, no temporary file.
+  const auto full = run("trap '' XFSZ; ulimit -f 8; " + exe() + " hash --device cpu -q --method md5crypt" + in + " -o " +
+                        sh_quote((dir / "out.txt").string()));
+  INFO(full.output);
+  CHECK(full.exit_code == 1);
+  CHECK_THAT(full.output, Catch::Contains("out.txt"));
+  CHECK(read_bytes(dir / "out.txt") == "old contents\n");
+  for (const auto& e : fs::directory_iterator(dir.path())) CHECK(e.path().filename().string().find(".wk-") == std::string::npos);
+
+  // -o naming a folder.
+  fs::create_directories(dir / "folder");
+  const auto folder = run(exe() + " hash --device cpu -q --method md5crypt" + in + " -o " + sh_quote((dir / "folder").string()));
+  INFO(folder.output);
+  CHECK(folder.exit_code == 2);
+  CHECK_THAT(folder.output, Catch::Contains("folder: is a folder"));
+  CHECK(fs::is_directory(dir / "folder"));
+
+  // Files whose names start with a dash or hold a newline, as -i and -o.
+  write_bytes(dir / "-pw\nlist", "a\nb\n");
+  const auto odd = run("cd " + sh_quote(dir.path().string()) + " && " + exe() + " hash --device cpu -q --method md5crypt -i " +
+                       sh_quote("-pw\nlist") + " -o " + sh_quote("-out"));
+  INFO(odd.output);
+  CHECK(odd.exit_code == 0);
+  CHECK(lines_of(read_bytes(dir / "-out")).size() == 2);
+}

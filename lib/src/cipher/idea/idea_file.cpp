@@ -224,6 +224,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
     std::error_code ec;
     if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
       throw_at(ErrorCategory::usage, out, "is the input file itself; choose another output");
+    if (fs::is_directory(out, ec)) throw_at(ErrorCategory::usage, out, "is a folder; name the output file");
   }
   const std::uint64_t size = input.size();
   const std::string n_bytes = std::to_string(size) + (size == 1 ? " byte" : " bytes");
