@@ -14,21 +14,12 @@
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
+using wk::test::files_below;
 using wk::test::sh_quote;
 
 namespace {
 
 std::string wk_image(const std::string& args) { return std::string(WK_IMAGE_EXE) + " " + args; }
-
-// Every file below `dir` (recursively), names relative to it, sorted; temporary files included.
-std::vector<std::string> files_below(const fs::path& dir) {
-  std::vector<std::string> v;
-  if (!fs::exists(dir)) return v;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (!e.is_directory()) v.push_back(fs::relative(e.path(), dir).string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 std::string encoded(const std::string& ext, int w, int h, unsigned seed) {
   std::vector<std::uint8_t> buf;

@@ -11,19 +11,11 @@
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
+using wk::test::files_below;
 using wk::test::sh_quote;
 
 namespace {
 std::string wk_image(const std::string& args) { return std::string(WK_IMAGE_EXE) + " " + args; }
-
-std::vector<std::string> names_below(const fs::path& dir) {
-  std::vector<std::string> v;
-  if (!fs::exists(dir)) return v;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) v.push_back(fs::relative(e.path(), dir).string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 void make_images(const fs::path& dir, int count, int w, int h) {
   fs::create_directories(dir);
@@ -66,7 +58,7 @@ TEST_CASE("wk-image --format converts every output and --skip-existing leaves ou
   make_images(dir / "in", 3, 16, 16);
   auto r = wk::test::run(wk_image("gray --device cpu -q --format jpg -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
   REQUIRE(r.exit_code == 0);
-  CHECK(names_below(dir / "out") == std::vector<std::string>{"img1000.jpg", "img1001.jpg", "img1002.jpg"});
+  CHECK(files_below(dir / "out") == std::vector<std::string>{"img1000.jpg", "img1001.jpg", "img1002.jpg"});
   wk::test::write_bytes(dir / "out" / "img1001.jpg", "keep me");
   r = wk::test::run(wk_image("gray --device cpu --skip-existing --format jpg -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
   CHECK(r.exit_code == 0);
@@ -80,7 +72,7 @@ TEST_CASE("wk-image refuses images over --max-pixels before decoding them", "[cl
   const auto r = wk::test::run(wk_image("gray --device cpu -q --max-pixels 5000 -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("--max-pixels") && Catch::Contains("img1000.png"));
-  CHECK(names_below(dir / "out").empty());
+  CHECK(files_below(dir / "out").empty());
 }
 
 TEST_CASE("wk-image reports FIFOs and dangling links instead of hanging on them", "[cli][wk-image][job]") {
@@ -93,7 +85,7 @@ TEST_CASE("wk-image reports FIFOs and dangling links instead of hanging on them"
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("pipe.png: not a regular file"));
   CHECK_THAT(r.output, Catch::Contains("link.png: dangling symbolic link"));
-  CHECK(names_below(dir / "out") == std::vector<std::string>{"img1000.png"});
+  CHECK(files_below(dir / "out") == std::vector<std::string>{"img1000.png"});
 }
 
 TEST_CASE("wk-image stops cleanly on SIGTERM and --resume finishes the job", "[cli][wk-image][job]") {
@@ -111,7 +103,7 @@ TEST_CASE("wk-image stops cleanly on SIGTERM and --resume finishes the job", "[c
   REQUIRE_THAT(r.output, Catch::Contains("exit=130"));
   const auto j = nlohmann::json::parse(wk::test::read_bytes(dir / "r.json"));
   CHECK(j["totals"]["interrupted"] == true);
-  const auto written = names_below(dir / "out");
+  const auto written = files_below(dir / "out");
   CHECK(j["totals"]["ok"].get<std::size_t>() == written.size());
   CHECK(written.size() < std::size_t(total));
   for (const auto& n : written) CHECK(n[0] != '.');  // no temporary files left
@@ -119,7 +111,7 @@ TEST_CASE("wk-image stops cleanly on SIGTERM and --resume finishes the job", "[c
   const auto again = wk::test::run(wk_image("gray --device cpu -q -o " + out + " --resume " + report + " " + sh_quote((dir / "in").string())));
   INFO(again.output);
   CHECK(again.exit_code == 0);
-  CHECK(names_below(dir / "out").size() == std::size_t(total));
+  CHECK(files_below(dir / "out").size() == std::size_t(total));
   const auto j2 = nlohmann::json::parse(wk::test::read_bytes(dir / "r.json"));
   CHECK(j2["totals"]["skipped"].get<std::size_t>() + j2["totals"]["ok"].get<std::size_t>() == std::size_t(total));
   CHECK(j2["totals"]["skipped"].get<std::size_t>() == written.size());
@@ -135,5 +127,5 @@ TEST_CASE("wk-image: a second signal ends at once and leaves no temporary file",
   const auto r = wk::test::run("bash -c " + sh_quote(script));
   INFO(r.output);
   REQUIRE_THAT(r.output, Catch::Contains("exit=130"));
-  for (const auto& n : names_below(dir / "out")) CHECK(n[0] != '.');  // no temporary files left
+  for (const auto& n : files_below(dir / "out")) CHECK(n[0] != '.');  // no temporary files left
 }

@@ -18,6 +18,10 @@ TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here
   for (const char* ext : {".png", ".jpg", ".bmp", ".ppm", ".pgm", ".pam", ".pfm", ".ras", ".hdr", ".tif", ".webp"}) {
     CAPTURE(ext);
     std::vector<std::uint8_t> b;
+    if (!cv::haveImageWriter(std::string("x") + ext)) {  // the GPU machine's OpenCV has no TIFF encoder
+      WARN("this OpenCV cannot write " << ext << ": only the crafted header below checks that probe");
+      continue;
+    }
     const bool one_channel = std::string(ext) == ".pgm";
     REQUIRE(cv::imencode(ext, one_channel ? gray : m, b));
     const auto d = pipeline::probe_dimensions(b);
@@ -50,6 +54,11 @@ TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here
                          "\x00\x01\x04\x00\x01\0\0\0\x30\x75\0\0"
                          "\x01\x01\x03\x00\x01\0\0\0\x20\x4e\0\0", 34);
   CHECK(probe(tiff) == Size({30000, 20000}));
+  // Big-endian TIFF: ImageWidth SHORT, ImageLength LONG.
+  const std::string tiff_be("MM\0*\0\0\0\x08\0\x02"
+                            "\x01\x00\x00\x03\0\0\0\x01\x75\x30\0\0"
+                            "\x01\x01\x00\x04\0\0\0\x01\0\0\x4e\x20", 34);
+  CHECK(probe(tiff_be) == Size({30000, 20000}));
   CHECK(probe("PF\n4000000000 5\n") == Size({INT32_MAX, 5}));
   CHECK_FALSE(probe("#?RADIANCE\n\n+X 5 -Y 5\n").has_value());
 }

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -69,6 +70,15 @@ std::string read_bytes(const fs::path& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+std::vector<std::string> files_below(const fs::path& dir) {
+  std::vector<std::string> v;
+  if (!fs::exists(dir)) return v;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) v.push_back(fs::relative(e.path(), dir).string());
+  std::sort(v.begin(), v.end());
+  return v;
 }
 
 }  // namespace wk::test

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "wk/core/image_view.hpp"
 
@@ -44,6 +45,9 @@ CommandResult run(const std::string& command_line);
 std::string sh_quote(const std::string& arg);
 
 void write_bytes(const std::filesystem::path& path, const std::string& bytes);
+// The regular files below `dir` (recursively; temporary files included), relative to it, sorted;
+// empty when `dir` does not exist.
+std::vector<std::string> files_below(const std::filesystem::path& dir);
 std::string read_bytes(const std::filesystem::path& path);
 
 // True under tests/sanitize/run_sanitizer.sh (it sets WK_SANITIZER_RUN): tests whose workload
