@@ -19,11 +19,8 @@ fi
 extra=()
 [ "$tool" = memcheck ] && extra=(--leak-check full)
 # initcheck cannot see what the JPEG engines (nvJPEG's hardware backend) write, and reports
-# nvJPEG's own colour conversion reading it; racecheck loses track of nvJPEG's own launches while
-# the hardware decoder runs ("Internal Sanitizer Error: Detected a failure to track a kernel
-# launch", counted as an error, with no hazard). Both decode with the CUDA backend instead;
-# memcheck and synccheck keep the hardware path.
-case "$tool" in initcheck|racecheck) export WK_NVJPEG_BACKEND=cuda ;; esac
+# nvJPEG's own colour conversion reading it: initcheck decodes with the CUDA backend instead.
+[ "$tool" = initcheck ] && export WK_NVJPEG_BACKEND=cuda
 # [cli] tests start child processes; the apps' kernels are the library's, tested directly here.
 # WK_SANITIZER_RUN: tests whose workload is only a longer run of the same paths shrink it here
 # (the bcrypt batch: racecheck instruments every S-box lookup); the plain ctest run checks it all.
