@@ -32,8 +32,9 @@ constexpr const char* kFooter = R"(Examples:
 
 Files:
   Folders are searched recursively for images by extension (jpg jpeg jpe png bmp dib tif tiff
-  webp pbm pgm ppm pnm pxm pfm sr ras hdr pic exr jp2, any case); a file named directly is read
-  whatever its extension. Outputs mirror each input's path below its root in OUTDIR, with the
+  webp pbm pgm ppm pnm pxm pfm sr ras exr jp2, any case); a file named directly is read
+  whatever its extension. Radiance HDR is refused (OpenCV's reader leaks a file descriptor for
+  each damaged file). Outputs mirror each input's path below its root in OUTDIR, with the
   same name and format (or --format's).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
   EXIF orientation applied, alpha dropped (GPU JPEG decode: see below). Lossless outputs

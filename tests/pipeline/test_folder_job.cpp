@@ -60,6 +60,13 @@ TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here
                             "\x01\x01\x00\x04\0\0\0\x01\0\0\x4e\x20", 34);
   CHECK(probe(tiff_be) == Size({30000, 20000}));
   CHECK(probe("PF\n4000000000 5\n") == Size({INT32_MAX, 5}));
+  // JPEG 2000: a codestream's SIZ (grid 30100 x 20200, offset 100 x 200), and a JP2's ihdr.
+  const std::string j2k("\xFF\x4F\xFF\x51\x00\x29\x00\x00"
+                        "\x00\x00\x75\x94\x00\x00\x4e\xe8\x00\x00\x00\x64\x00\x00\x00\xc8", 24);
+  CHECK(probe(j2k) == Size({30000, 20000}));
+  const std::string jp2(std::string("\0\0\0\x0CjP  \r\n\x87\n", 12) + std::string("\0\0\0\x14" "ftypjp2 \0\0\0\0jp2 ", 20) +
+                        std::string("\0\0\0\x2Djp2h\0\0\0\x16ihdr\0\0\x4e\x20\0\0\x75\x30\0\x03\x07\x07\0\0", 30));
+  CHECK(probe(jp2) == Size({30000, 20000}));
   CHECK_FALSE(probe("#?RADIANCE\n\n+X 5 -Y 5\n").has_value());
 }
 

@@ -4,6 +4,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <string_view>
 
 #include "wk/core/error.hpp"
 
@@ -21,6 +22,11 @@ std::string short_cv_message(const cv::Exception& e) { return e.err.empty() ? st
 
 bool is_jpeg_data(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
 
+bool is_radiance_hdr(std::span<const std::uint8_t> b) {
+  auto starts = [&](std::string_view magic) { return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin()); };
+  return starts("#?RADIANCE") || starts("#?RGBE");
+}
+
 bool is_jpeg_path(const std::filesystem::path& path) {
   const std::string ext = lower_extension(path);
   return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe";
@@ -36,6 +42,11 @@ bool jpeg_complete(std::span<const std::uint8_t> bytes) {
 cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
   if (bytes.empty()) throw Error(ErrorCategory::decode, "empty file");
   if (!jpeg_complete(bytes)) throw Error(ErrorCategory::decode, "truncated JPEG (no end-of-image marker)");
+  // OpenCV 4.6's Radiance reader throws past its fclose: every damaged .hdr file would leak a
+  // file descriptor, and a folder of them would make every later file fail (found by
+  // tests/fuzz/fuzz_image_decode: "Too many open files").
+  if (is_radiance_hdr(bytes))
+    throw Error(ErrorCategory::unsupported, "Radiance HDR input is not supported (OpenCV's reader leaks a file per damaged file)");
   const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
   cv::Mat img;
   try {

@@ -156,6 +156,41 @@ Dims probe_webp(std::span<const std::uint8_t> b) {
   return std::nullopt;
 }
 
+// JPEG 2000: a raw codestream (its SIZ segment: reference grid minus image offset) or a JP2 file
+// (the ihdr box inside jp2h).
+Dims probe_jpeg2000(std::span<const std::uint8_t> b) {
+  if (starts_with(b, "\xFF\x4F\xFF\x51")) {
+    if (b.size() < 24) return std::nullopt;
+    const std::uint32_t xs = be32(&b[8]), ys = be32(&b[12]), xo = be32(&b[16]), yo = be32(&b[20]);
+    if (xs < xo || ys < yo) return std::nullopt;
+    return dims(xs - xo, ys - yo);
+  }
+  std::size_t pos = 0;
+  while (pos + 8 <= b.size()) {
+    std::uint64_t len = be32(&b[pos]);
+    std::size_t header = 8;
+    if (len == 1) {
+      if (pos + 16 > b.size()) return std::nullopt;
+      len = (std::uint64_t(be32(&b[pos + 8])) << 32) | be32(&b[pos + 12]);
+      header = 16;
+    } else if (len == 0) {
+      len = b.size() - pos;  // the last box runs to the end
+    }
+    const std::span<const std::uint8_t> type = b.subspan(pos + 4, 4);
+    if (starts_with(type, "ihdr")) {
+      if (pos + header + 8 > b.size()) return std::nullopt;
+      return dims(be32(&b[pos + header + 4]), be32(&b[pos + header]));  // HEIGHT, then WIDTH
+    }
+    if (starts_with(type, "jp2h")) {  // a superbox: its boxes follow its header
+      pos += header;
+      continue;
+    }
+    if (len < header || len > b.size() - pos) return std::nullopt;
+    pos += std::size_t(len);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Dims probe_dimensions(std::span<const std::uint8_t> b) {
@@ -177,6 +212,8 @@ Dims probe_dimensions(std::span<const std::uint8_t> b) {
     if (magic == 42 || magic == 43) return probe_tiff(b);
   }
   if (starts_with(b, "RIFF") && b.size() >= 12 && starts_with(b.subspan(8), "WEBP")) return probe_webp(b);
+  static constexpr char kJp2[] = "\0\0\0\x0CjP  \r\n\x87\n";
+  if (starts_with(b, "\xFF\x4F\xFF\x51") || starts_with(b, std::string_view(kJp2, 12))) return probe_jpeg2000(b);
   return std::nullopt;
 }
 

@@ -14,8 +14,13 @@ namespace wk::io {
 // 8-bit, EXIF orientation applied, alpha dropped (OpenCV's IMREAD_ANYCOLOR). The format is
 // taken from the content, not the extension. Throws wk::Error{decode} with the reason for an
 // empty file, bytes that no codec recognises, or a JPEG without its end-of-image marker
-// (OpenCV would return the partial picture; warpkit calls it truncated).
+// (OpenCV would return the partial picture; warpkit calls it truncated). Radiance HDR data is
+// refused with wk::Error{unsupported}: OpenCV 4.6's reader leaks a file descriptor for each
+// damaged file.
 cv::Mat decode_image(std::span<const std::uint8_t> bytes);
+
+// True when `bytes` start like a Radiance RGBE (.hdr) file ("#?RADIANCE" or "#?RGBE").
+bool is_radiance_hdr(std::span<const std::uint8_t> bytes);
 
 // True when `bytes` start like a JPEG file (SOI marker FF D8 followed by another marker).
 bool is_jpeg_data(std::span<const std::uint8_t> bytes);

@@ -114,7 +114,7 @@ std::vector<std::string> ok_inputs_in_report(const std::filesystem::path& report
 std::vector<std::string> ok_inputs_in_report_text(std::string_view text, const std::string& name);
 
 // Reads width and height from the header of every format Debian's OpenCV decodes -- PNG, JPEG,
-// BMP, PNM/PAM/PFM, Sun raster, Radiance HDR, TIFF/BigTIFF and WebP -- without decoding. Returns
+// BMP, PNM/PAM/PFM, Sun raster, Radiance HDR, TIFF/BigTIFF, WebP and JPEG 2000 -- without decoding. Returns
 // nullopt for other formats or unparsable headers (the decoder then decides; the folder job
 // checks the decoded size again). Sizes beyond int are clamped to INT32_MAX.
 std::optional<std::pair<int, int>> probe_dimensions(std::span<const std::uint8_t> bytes);
