@@ -39,6 +39,20 @@ TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here
   const auto d = pipeline::probe_dimensions(bomb);
   REQUIRE(d.has_value());
   CHECK(d->first == 100000);
+  // A JPEG with junk bytes before its frame header: libjpeg skips them and decodes, so the probe
+  // must too (found by tests/fuzz/fuzz_image_decode: a 49416 x 255 image passed unprobed).
+  {
+    std::vector<std::uint8_t> jpg;
+    REQUIRE(cv::imencode(".jpg", m, jpg));
+    std::size_t sof = 2;
+    while (!(jpg[sof] == 0xFF && jpg[sof + 1] == 0xC0)) ++sof;
+    jpg.insert(jpg.begin() + std::ptrdiff_t(sof), {0x12, 0x00, 0xFF, 0x00});
+    const auto junk = pipeline::probe_dimensions(jpg);
+    REQUIRE(junk.has_value());
+    CHECK(*junk == std::pair<int, int>{37, 21});
+    const cv::Mat decoded = cv::imdecode(jpg, cv::IMREAD_ANYCOLOR);
+    CHECK((decoded.cols == 37 && decoded.rows == 21));
+  }
   // Headers of formats whose bombs the decoder would otherwise allocate for (OpenCV's own limit,
   // 2^30 pixels, is read once at start-up and lets a 30000 x 30000 float PFM through).
   auto probe = [](const std::string& bytes) {

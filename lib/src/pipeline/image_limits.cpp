@@ -28,9 +28,13 @@ bool starts_with(std::span<const std::uint8_t> b, std::string_view magic) {
 Dims probe_jpeg(std::span<const std::uint8_t> b) {
   std::size_t i = 2;
   while (i + 4 <= b.size()) {
-    if (b[i] != 0xFF) return std::nullopt;
+    // libjpeg skips any bytes between segments ("Corrupt JPEG data: N extraneous bytes before
+    // marker") and decodes on: so does the probe, or one junk byte would hide the frame size
+    // from the pixel limit (found by tests/fuzz/fuzz_image_decode).
+    if (b[i] != 0xFF) { ++i; continue; }
     const std::uint8_t m = b[i + 1];
     if (m == 0xFF) { ++i; continue; }  // fill byte
+    if (m == 0x00) { i += 2; continue; }  // a stuffed 0xFF, not a marker
     if (m == 0xD8 || (m >= 0xD0 && m <= 0xD7) || m == 0x01) { i += 2; continue; }
     const std::size_t len = (std::size_t(b[i + 2]) << 8) | b[i + 3];
     const bool sof = (m >= 0xC0 && m <= 0xCF) && m != 0xC4 && m != 0xC8 && m != 0xCC;
