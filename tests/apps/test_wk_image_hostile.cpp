@@ -161,12 +161,12 @@ TEST_CASE("wk-image on a full disk: the files that do not fit fail by name, no p
     CHECK(files_below(dir / "out") == std::vector<std::string>{"small.png"});
   }
   SECTION("a 64 KiB tmpfs (ENOSPC), where this machine lets the test mount one") {
-    if (wk::test::run("unshare -rm true").exit_code != 0) {
-      WARN("no user and mount namespaces here: the tmpfs case is covered by the write-limit case only");
-      return;
-    }
     const fs::path mnt = dir / "mnt";
     fs::create_directories(mnt);
+    if (wk::test::run("unshare -rm sh -c " + sh_quote("mount -t tmpfs -o size=64k tmpfs " + sh_quote(mnt.string()))).exit_code != 0) {
+      WARN("no tmpfs in a user and mount namespace here: the write-limit case stands for a full disk");
+      return;
+    }
     const std::string small_job = wk_image("gray --device cpu -q -o " + sh_quote((mnt / "out").string()) + " " + sh_quote((dir / "in").string()));
     const auto r = wk::test::run("unshare -rm sh -c " + sh_quote("mount -t tmpfs -o size=64k tmpfs " + sh_quote(mnt.string()) + " && " +
                                                                  small_job + "; echo \"rc=$?\"; find " + sh_quote(mnt.string()) + " -type f"));

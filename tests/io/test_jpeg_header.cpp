@@ -180,3 +180,14 @@ TEST_CASE("parse_jpeg_header: frames nvJPEG does not decode as OpenCV, and broke
   const std::vector<std::uint8_t> scan_first{0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xD9};
   CHECK_FALSE(io::parse_jpeg_header(scan_first).has_value());
 }
+
+// Found by tests/fuzz/fuzz_jpeg_header: "FF 00" where a marker belongs was read as a segment with
+// a length, so the parser took a later frame header (8 x 6) while libjpeg -- and the pixel-limit
+// probe -- skip it as junk and meet an earlier one (16740 x 772).
+TEST_CASE("parse_jpeg_header refuses a stuffed FF 00 where a marker belongs", "[io][jpeg_header]") {
+  const std::vector<std::uint8_t> base = encode_jpeg(test::random_image(8, 6, 3, 1));
+  std::vector<std::uint8_t> b = base;
+  insert_segment(b, 0x00, {0x12, 0x34});
+  CHECK_FALSE(io::parse_jpeg_header(b).has_value());
+  REQUIRE(io::parse_jpeg_header(base).has_value());
+}

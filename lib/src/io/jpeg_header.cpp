@@ -48,6 +48,10 @@ std::optional<JpegHeader> parse_jpeg_header(std::span<const std::uint8_t> b) {
     if (b[i] != 0xFF) return std::nullopt;
     const std::uint8_t m = b[i + 1];
     if (m == 0xFF) { ++i; continue; }  // fill byte
+    // FF 00 is a stuffed data byte, not a marker: libjpeg skips it as junk where the probe
+    // (probe_dimensions) does too, so a length read from it would describe another file than
+    // the one decoded (found by tests/fuzz/fuzz_jpeg_header). Not for nvJPEG, then.
+    if (m == 0x00) return std::nullopt;
     if (m == 0x01 || (m >= 0xD0 && m <= 0xD8)) { i += 2; continue; }  // no length field
     if (m == 0xD9) break;  // end of image before any scan
     if (i + 4 > b.size()) return std::nullopt;
