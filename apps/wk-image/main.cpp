@@ -32,9 +32,10 @@ constexpr const char* kFooter = R"(Examples:
 
 Files:
   Folders are searched recursively for images by extension (jpg jpeg jpe png bmp dib tif tiff
-  webp pbm pgm ppm pnm pxm pfm sr ras exr jp2, any case); a file named directly is read
-  whatever its extension. Radiance HDR is refused (OpenCV's reader leaks a file descriptor for
-  each damaged file). Outputs mirror each input's path below its root in OUTDIR, with the
+  webp pbm pgm ppm pnm pxm pfm sr ras jp2, any case); a file named directly is read whatever
+  its extension. The format is taken from the content and must be one of those (its size is
+  checked against --max-pixels before decoding); Radiance HDR, DICOM, OpenEXR and the rest of
+  OpenCV's decoders are refused (damaged HDR files leak descriptors, GDCM can abort). Outputs mirror each input's path below its root in OUTDIR, with the
   same name and format (or --format's).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
   EXIF orientation applied, alpha dropped (GPU JPEG decode: see below). Lossless outputs

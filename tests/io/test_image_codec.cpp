@@ -82,6 +82,25 @@ TEST_CASE("decode_image refuses Radiance HDR and leaks no file descriptor on dam
   CHECK(open_fds() == before);
 }
 
+// Found by tests/fuzz/fuzz_image_decode in CI's 30-s run: a 135-byte "DICOM" file made GDCM
+// (one of Debian's OpenCV decoders, chosen by content) fail an assert and abort the process.
+TEST_CASE("decode_image hands OpenCV only the formats it sizes first: DICOM and the rest are refused", "[io]") {
+  std::string dicom(128, '\0');
+  dicom += "DICMIGH";
+  std::string msg;
+  CHECK(decode_category({reinterpret_cast<const std::uint8_t*>(dicom.data()), dicom.size()}, &msg) == ErrorCategory::unsupported);
+  CHECK_THAT(msg, Catch::Contains("DICOM"));
+  const std::string exr("\x76\x2f\x31\x01\x02\0\0\0", 8);
+  CHECK(decode_category({reinterpret_cast<const std::uint8_t*>(exr.data()), exr.size()}) == ErrorCategory::decode);
+  for (const char* ext : {".png", ".jpg", ".bmp", ".ppm", ".pfm", ".ras", ".tif", ".webp"}) {
+    CAPTURE(ext);
+    if (!cv::haveImageWriter(std::string("x") + ext)) continue;
+    const auto b = encode(test::random_image(5, 4, 3, 2), ext);
+    CHECK(io::is_sized_format(b));
+    CHECK(io::decode_image(b).cols == 5);
+  }
+}
+
 TEST_CASE("decode_image keeps 1-channel images, drops alpha, and gives 8 bits", "[io]") {
   const cv::Mat gray = test::random_image(9, 7, 1, 3);
   cv::Mat g = io::decode_image(encode(gray, ".png"));

@@ -175,7 +175,7 @@ void write_file_atomic(const fs::path& path, std::span<const std::uint8_t> bytes
 bool is_image_extension(const fs::path& path) {
   static constexpr const char* kExt[] = {".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".tif",
                                          ".tiff", ".webp", ".pbm", ".pgm", ".ppm", ".pnm", ".pxm",
-                                         ".pfm", ".sr", ".ras", ".exr", ".jp2"};
+                                         ".pfm", ".sr", ".ras", ".jp2"};
   const std::string ext = lower_extension(path);
   return std::any_of(std::begin(kExt), std::end(kExt), [&](const char* e) { return ext == e; });
 }

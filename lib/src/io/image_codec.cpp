@@ -27,6 +27,20 @@ bool is_radiance_hdr(std::span<const std::uint8_t> b) {
   return starts("#?RADIANCE") || starts("#?RGBE");
 }
 
+bool is_sized_format(std::span<const std::uint8_t> b) {
+  auto starts = [&](std::string_view magic) {
+    return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin(), [](char m, std::uint8_t c) { return std::uint8_t(m) == c; });
+  };
+  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) return true;  // JPEG
+  if (b.size() >= 2 && b[0] == 'P' && ((b[1] >= '1' && b[1] <= '7') || b[1] == 'F' || b[1] == 'f')) return true;  // PNM, PAM, PFM
+  if (b.size() >= 12 && starts("RIFF") && std::equal(b.begin() + 8, b.begin() + 12, "WEBP")) return true;
+  static constexpr std::string_view kMagic[] = {
+      std::string_view("\x89PNG\r\n\x1A\n", 8), "BM", std::string_view("\x59\xA6\x6A\x95", 4),
+      std::string_view("II*\0", 4), std::string_view("MM\0*", 4), std::string_view("II+\0", 4), std::string_view("MM\0+", 4),
+      std::string_view("\xFF\x4F\xFF\x51", 4), std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12)};
+  return std::any_of(std::begin(kMagic), std::end(kMagic), starts);
+}
+
 bool is_jpeg_path(const std::filesystem::path& path) {
   const std::string ext = lower_extension(path);
   return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe";
@@ -47,6 +61,12 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
   // tests/fuzz/fuzz_image_decode: "Too many open files").
   if (is_radiance_hdr(bytes))
     throw Error(ErrorCategory::unsupported, "Radiance HDR input is not supported (OpenCV's reader leaks a file per damaged file)");
+  // Debian's OpenCV picks a decoder by content, whatever the name, and has more than warpkit
+  // sizes before decoding: GDCM's DICOM reader aborts the whole process on some damaged files
+  // (found by tests/fuzz/fuzz_image_decode). Only the formats probe_dimensions reads go on.
+  if (bytes.size() >= 132 && std::equal(bytes.begin() + 128, bytes.begin() + 132, "DICM"))
+    throw Error(ErrorCategory::unsupported, "DICOM input is not supported (OpenCV's GDCM reader can abort on damaged files)");
+  if (!is_sized_format(bytes)) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
   const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
   cv::Mat img;
   try {

@@ -14,10 +14,15 @@ namespace wk::io {
 // 8-bit, EXIF orientation applied, alpha dropped (OpenCV's IMREAD_ANYCOLOR). The format is
 // taken from the content, not the extension. Throws wk::Error{decode} with the reason for an
 // empty file, bytes that no codec recognises, or a JPEG without its end-of-image marker
-// (OpenCV would return the partial picture; warpkit calls it truncated). Radiance HDR data is
-// refused with wk::Error{unsupported}: OpenCV 4.6's reader leaks a file descriptor for each
-// damaged file.
+// (OpenCV would return the partial picture; warpkit calls it truncated). Only is_sized_format
+// data goes to OpenCV; Radiance HDR (OpenCV 4.6's reader leaks a file descriptor per damaged
+// file) and DICOM (GDCM can abort the process) are refused with wk::Error{unsupported}.
 cv::Mat decode_image(std::span<const std::uint8_t> bytes);
+
+// True when `bytes` start like a format decode_image hands to OpenCV: JPEG, PNG, BMP, PNM/PAM/
+// PFM, Sun raster, TIFF/BigTIFF, WebP or JPEG 2000 -- the formats probe_dimensions sizes before
+// decoding. Others (DICOM through GDCM, GDAL's, ...) are refused.
+bool is_sized_format(std::span<const std::uint8_t> bytes);
 
 // True when `bytes` start like a Radiance RGBE (.hdr) file ("#?RADIANCE" or "#?RGBE").
 bool is_radiance_hdr(std::span<const std::uint8_t> bytes);
