@@ -21,6 +21,11 @@ namespace {
 
 std::string wk_image(const std::string& args) { return std::string(WK_IMAGE_EXE) + " " + args; }
 
+// The job every case runs: gray on the CPU, quiet, `in` into `out`.
+std::string gray_job(const fs::path& in, const fs::path& out) {
+  return wk_image("gray --device cpu -q -o " + sh_quote(out.string()) + " " + sh_quote(in.string()));
+}
+
 std::string encoded(const std::string& ext, int w, int h, unsigned seed) {
   std::vector<std::uint8_t> buf;
   REQUIRE(cv::imencode(ext, wk::test::random_image(w, h, 3, seed), buf));
@@ -75,7 +80,7 @@ TEST_CASE("wk-image refuses 30000x30000 PNG and JPEG bombs of a few kB by defaul
   wk::test::write_bytes(dir / "in" / "good.png", encoded(".png", 20, 10, 3));
   // A bomb that got decoded would need gigabytes: the address-space cap turns that into a failure.
   const auto r = wk::test::run("ulimit -v 4000000; " +
-                               wk_image("gray --device cpu -q -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
+                               gray_job(dir / "in", dir / "out"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("bomb.png: 30000x30000 pixels is more than --max-pixels"));
@@ -90,7 +95,7 @@ TEST_CASE("wk-image refuses a 30000x30000 PFM bomb from its header too (OpenCV's
   wk::test::write_bytes(dir / "in" / "bomb.pfm", std::string("PF\n30000 30000\n-1.0\n") + std::string(12, '\0'));
   wk::test::write_bytes(dir / "in" / "good.png", encoded(".png", 20, 10, 4));
   const auto r = wk::test::run("ulimit -v 4000000; " +
-                               wk_image("gray --device cpu -q -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
+                               gray_job(dir / "in", dir / "out"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("bomb.pfm: 30000x30000 pixels is more than --max-pixels"));
@@ -107,8 +112,7 @@ TEST_CASE("wk-image: symbolic-link loops and folders named like images do not st
   fs::create_symlink("ping.png", dir / "in" / "pong.png");  // two links to each other
   fs::create_symlink("pong.png", dir / "in" / "ping.png");
   fs::create_directory_symlink("..", dir / "in" / "sub" / "up");  // a folder cycle
-  const auto r = wk::test::run("timeout 60 " + wk_image("gray --device cpu -q -o " + sh_quote((dir / "out").string()) + " " +
-                                                        sh_quote((dir / "in").string())));
+  const auto r = wk::test::run("timeout 60 " + gray_job(dir / "in", dir / "out"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("self.jpg: "));
@@ -122,8 +126,7 @@ TEST_CASE("wk-image: an -o that is a file is a usage error before any work", "[c
   fs::create_directories(dir / "in");
   wk::test::write_bytes(dir / "in" / "a.png", encoded(".png", 8, 8, 7));
   wk::test::write_bytes(dir / "not-a-folder", "keep me");
-  const auto r = wk::test::run(wk_image("gray --device cpu -q -o " + sh_quote((dir / "not-a-folder").string()) + " " +
-                                        sh_quote((dir / "in").string())));
+  const auto r = wk::test::run(gray_job(dir / "in", dir / "not-a-folder"));
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("not-a-folder: exists and is not a folder"));
@@ -137,7 +140,7 @@ TEST_CASE("wk-image: an output folder blocked by a file fails those files only",
   wk::test::write_bytes(dir / "in" / "sub" / "b.png", encoded(".png", 8, 8, 9));
   fs::create_directories(dir / "out");
   wk::test::write_bytes(dir / "out" / "sub", "a file where the folder should be");
-  const auto r = wk::test::run(wk_image("gray --device cpu -q -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
+  const auto r = wk::test::run(gray_job(dir / "in", dir / "out"));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("b.png: ") && Catch::Contains("cannot create folder"));
@@ -150,7 +153,7 @@ TEST_CASE("wk-image on a full disk: the files that do not fit fail by name, no p
   wk::test::write_bytes(dir / "in" / "big1.png", encoded(".png", 300, 200, 10));  // ~180 kB outputs
   wk::test::write_bytes(dir / "in" / "big2.png", encoded(".png", 300, 200, 11));
   wk::test::write_bytes(dir / "in" / "small.png", encoded(".png", 8, 8, 12));
-  const std::string job = wk_image("gray --device cpu -q -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string()));
+  const std::string job = gray_job(dir / "in", dir / "out");
 
   SECTION("a write limit (EFBIG, as any failing write)") {
     // 16 KiB per file: SIGXFSZ ignored so the write fails instead of killing the process.
@@ -167,7 +170,7 @@ TEST_CASE("wk-image on a full disk: the files that do not fit fail by name, no p
       WARN("no tmpfs in a user and mount namespace here: the write-limit case stands for a full disk");
       return;
     }
-    const std::string small_job = wk_image("gray --device cpu -q -o " + sh_quote((mnt / "out").string()) + " " + sh_quote((dir / "in").string()));
+    const std::string small_job = gray_job(dir / "in", mnt / "out");
     const auto r = wk::test::run("unshare -rm sh -c " + sh_quote("mount -t tmpfs -o size=64k tmpfs " + sh_quote(mnt.string()) + " && " +
                                                                  small_job + "; echo \"rc=$?\"; find " + sh_quote(mnt.string()) + " -type f"));
     INFO(r.output);
@@ -184,7 +187,7 @@ TEST_CASE("wk-image: names with newlines and leading dashes are converted like a
   wk::test::write_bytes(dir / "in" / "-rf.png", encoded(".png", 8, 8, 13));
   wk::test::write_bytes(dir / "in" / "new\nline.png", encoded(".png", 8, 8, 14));
   wk::test::write_bytes(dir / "in" / "--help.png", encoded(".png", 8, 8, 15));
-  const auto r = wk::test::run(wk_image("gray --device cpu -q -o " + sh_quote((dir / "out").string()) + " " + sh_quote((dir / "in").string())));
+  const auto r = wk::test::run(gray_job(dir / "in", dir / "out"));
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK(files_below(dir / "out") == std::vector<std::string>{"--help.png", "-rf.png", "new\nline.png"});

@@ -22,23 +22,25 @@ std::string short_cv_message(const cv::Exception& e) { return e.err.empty() ? st
 
 bool is_jpeg_data(std::span<const std::uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
 
-bool is_radiance_hdr(std::span<const std::uint8_t> b) {
-  auto starts = [&](std::string_view magic) { return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin()); };
-  return starts("#?RADIANCE") || starts("#?RGBE");
-}
-
-bool is_sized_format(std::span<const std::uint8_t> b) {
-  auto starts = [&](std::string_view magic) {
-    return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin(), [](char m, std::uint8_t c) { return std::uint8_t(m) == c; });
+ImageFormat sniff_image_format(std::span<const std::uint8_t> b) {
+  auto at = [&](std::size_t offset, std::string_view magic) {
+    return b.size() >= offset + magic.size() &&
+           std::equal(magic.begin(), magic.end(), b.begin() + std::ptrdiff_t(offset), [](char m, std::uint8_t c) { return std::uint8_t(m) == c; });
   };
-  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) return true;  // JPEG
-  if (b.size() >= 2 && b[0] == 'P' && ((b[1] >= '1' && b[1] <= '7') || b[1] == 'F' || b[1] == 'f')) return true;  // PNM, PAM, PFM
-  if (b.size() >= 12 && starts("RIFF") && std::equal(b.begin() + 8, b.begin() + 12, "WEBP")) return true;
-  static constexpr std::string_view kMagic[] = {
-      std::string_view("\x89PNG\r\n\x1A\n", 8), "BM", std::string_view("\x59\xA6\x6A\x95", 4),
-      std::string_view("II*\0", 4), std::string_view("MM\0*", 4), std::string_view("II+\0", 4), std::string_view("MM\0+", 4),
-      std::string_view("\xFF\x4F\xFF\x51", 4), std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12)};
-  return std::any_of(std::begin(kMagic), std::end(kMagic), starts);
+  using F = ImageFormat;
+  if (at(0, "\xFF\xD8")) return F::jpeg;
+  if (at(0, std::string_view("\x89PNG\r\n\x1A\n", 8))) return F::png;
+  if (at(0, "BM")) return F::bmp;
+  if (b.size() >= 2 && b[0] == 'P' && ((b[1] >= '1' && b[1] <= '6') || b[1] == 'F' || b[1] == 'f')) return F::pnm;
+  if (at(0, "P7")) return F::pam;
+  if (at(0, "\x59\xA6\x6A\x95")) return F::sun_raster;
+  if (at(0, std::string_view("II*\0", 4)) || at(0, std::string_view("MM\0*", 4)) || at(0, std::string_view("II+\0", 4)) ||
+      at(0, std::string_view("MM\0+", 4)))
+    return F::tiff;
+  if (at(0, "RIFF") && at(8, "WEBP")) return F::webp;
+  if (at(0, "\xFF\x4F\xFF\x51") || at(0, std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12))) return F::jpeg2000;
+  if (at(0, "#?RADIANCE") || at(0, "#?RGBE")) return F::radiance_hdr;
+  return F::unknown;
 }
 
 bool is_jpeg_path(const std::filesystem::path& path) {
@@ -56,17 +58,23 @@ bool jpeg_complete(std::span<const std::uint8_t> bytes) {
 cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
   if (bytes.empty()) throw Error(ErrorCategory::decode, "empty file");
   if (!jpeg_complete(bytes)) throw Error(ErrorCategory::decode, "truncated JPEG (no end-of-image marker)");
-  // OpenCV 4.6's Radiance reader throws past its fclose: every damaged .hdr file would leak a
-  // file descriptor, and a folder of them would make every later file fail (found by
-  // tests/fuzz/fuzz_image_decode: "Too many open files").
-  if (is_radiance_hdr(bytes))
-    throw Error(ErrorCategory::unsupported, "Radiance HDR input is not supported (OpenCV's reader leaks a file per damaged file)");
-  // Debian's OpenCV picks a decoder by content, whatever the name, and has more than warpkit
-  // sizes before decoding: GDCM's DICOM reader aborts the whole process on some damaged files
-  // (found by tests/fuzz/fuzz_image_decode). Only the formats probe_dimensions reads go on.
+  // Debian's OpenCV picks a decoder by content and has more than warpkit sizes before decoding:
+  // GDCM's DICOM reader aborts the whole process on some damaged files (found by
+  // tests/fuzz/fuzz_image_decode). It tries any data with "DICM" at byte 128 that the decoder of
+  // its leading bytes turns down, so that marker is refused first, whatever the leading bytes.
   if (bytes.size() >= 132 && std::equal(bytes.begin() + 128, bytes.begin() + 132, "DICM"))
     throw Error(ErrorCategory::unsupported, "DICOM input is not supported (OpenCV's GDCM reader can abort on damaged files)");
-  if (!is_sized_format(bytes)) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
+  switch (sniff_image_format(bytes)) {
+    case ImageFormat::radiance_hdr:
+      // OpenCV 4.6's Radiance reader throws past its fclose: every damaged .hdr file would leak
+      // a file descriptor, and a folder of them would make every later file fail (found by
+      // tests/fuzz/fuzz_image_decode: "Too many open files").
+      throw Error(ErrorCategory::unsupported, "Radiance HDR input is not supported (OpenCV's reader leaks a file per damaged file)");
+    case ImageFormat::unknown:  // only the formats probe_dimensions reads go on
+      throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
+    default:
+      break;
+  }
   const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
   cv::Mat img;
   try {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "wk/core/error.hpp"
+#include "wk/io/image_codec.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
 namespace wk::pipeline {
@@ -198,26 +199,28 @@ Dims probe_jpeg2000(std::span<const std::uint8_t> b) {
 }  // namespace
 
 Dims probe_dimensions(std::span<const std::uint8_t> b) {
-  static constexpr std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  if (b.size() >= 24 && std::equal(kPng, kPng + 8, b.begin())) return dims(be32(&b[16]), be32(&b[20]));
-  if (b.size() >= 4 && b[0] == 0xFF && b[1] == 0xD8) return probe_jpeg(b);
-  if (b.size() >= 26 && b[0] == 'B' && b[1] == 'M') {
-    const std::int32_t w = std::int32_t(le32(&b[18])), h = std::int32_t(le32(&b[22]));
-    if (w == INT32_MIN || h == INT32_MIN) return std::nullopt;
-    return std::pair<int, int>{std::abs(w), std::abs(h)};
+  switch (io::sniff_image_format(b)) {
+    case io::ImageFormat::png:
+      if (b.size() < 24) return std::nullopt;
+      return dims(be32(&b[16]), be32(&b[20]));
+    case io::ImageFormat::jpeg: return probe_jpeg(b);
+    case io::ImageFormat::bmp: {
+      if (b.size() < 26) return std::nullopt;
+      const std::int32_t w = std::int32_t(le32(&b[18])), h = std::int32_t(le32(&b[22]));
+      if (w == INT32_MIN || h == INT32_MIN) return std::nullopt;
+      return std::pair<int, int>{std::abs(w), std::abs(h)};
+    }
+    case io::ImageFormat::pnm: return probe_pnm(b);
+    case io::ImageFormat::pam: return probe_pam(b);
+    case io::ImageFormat::sun_raster:
+      if (b.size() < 32) return std::nullopt;
+      return dims(be32(&b[4]), be32(&b[8]));
+    case io::ImageFormat::radiance_hdr: return probe_hdr(b);
+    case io::ImageFormat::tiff: return probe_tiff(b);
+    case io::ImageFormat::webp: return probe_webp(b);
+    case io::ImageFormat::jpeg2000: return probe_jpeg2000(b);
+    case io::ImageFormat::unknown: break;
   }
-  if (b.size() >= 3 && b[0] == 'P' && ((b[1] >= '1' && b[1] <= '6') || b[1] == 'F' || b[1] == 'f')) return probe_pnm(b);
-  if (b.size() >= 3 && b[0] == 'P' && b[1] == '7') return probe_pam(b);
-  if (b.size() >= 32 && be32(&b[0]) == 0x59A66A95u) return dims(be32(&b[4]), be32(&b[8]));  // Sun raster
-  if (starts_with(b, "#?RADIANCE") || starts_with(b, "#?RGBE")) return probe_hdr(b);
-  if (b.size() >= 8 && (starts_with(b, "II") || starts_with(b, "MM"))) {
-    const bool le = b[0] == 'I';
-    const unsigned magic = le ? b[2] | (b[3] << 8) : (b[2] << 8) | b[3];
-    if (magic == 42 || magic == 43) return probe_tiff(b);
-  }
-  if (starts_with(b, "RIFF") && b.size() >= 12 && starts_with(b.subspan(8), "WEBP")) return probe_webp(b);
-  static constexpr char kJp2[] = "\0\0\0\x0CjP  \r\n\x87\n";
-  if (starts_with(b, "\xFF\x4F\xFF\x51") || starts_with(b, std::string_view(kJp2, 12))) return probe_jpeg2000(b);
   return std::nullopt;
 }
 

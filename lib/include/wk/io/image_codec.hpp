@@ -14,18 +14,31 @@ namespace wk::io {
 // 8-bit, EXIF orientation applied, alpha dropped (OpenCV's IMREAD_ANYCOLOR). The format is
 // taken from the content, not the extension. Throws wk::Error{decode} with the reason for an
 // empty file, bytes that no codec recognises, or a JPEG without its end-of-image marker
-// (OpenCV would return the partial picture; warpkit calls it truncated). Only is_sized_format
-// data goes to OpenCV; Radiance HDR (OpenCV 4.6's reader leaks a file descriptor per damaged
-// file) and DICOM (GDCM can abort the process) are refused with wk::Error{unsupported}.
+// (OpenCV would return the partial picture; warpkit calls it truncated). Only the formats
+// probe_dimensions sizes go to OpenCV (sniff_image_format: jpeg .. jpeg2000); Radiance HDR
+// (OpenCV 4.6's reader leaks a file descriptor per damaged file) and DICOM (GDCM can abort the
+// process) are refused with wk::Error{unsupported}, anything else with {decode}.
 cv::Mat decode_image(std::span<const std::uint8_t> bytes);
 
-// True when `bytes` start like a format decode_image hands to OpenCV: JPEG, PNG, BMP, PNM/PAM/
-// PFM, Sun raster, TIFF/BigTIFF, WebP or JPEG 2000 -- the formats probe_dimensions sizes before
-// decoding. Others (DICOM through GDCM, GDAL's, ...) are refused.
-bool is_sized_format(std::span<const std::uint8_t> bytes);
-
-// True when `bytes` start like a Radiance RGBE (.hdr) file ("#?RADIANCE" or "#?RGBE").
-bool is_radiance_hdr(std::span<const std::uint8_t> bytes);
+// Image formats by their leading bytes, as OpenCV's imdecode tells them apart (whatever the
+// file's name). DICOM ("DICM" at byte 128) is not a format here: OpenCV's GDCM decoder takes
+// such data whenever the decoder of its leading bytes rejects it, so decode_image checks for it
+// before anything else. One list for decode_image (which formats go to OpenCV at all) and for the folder
+// job's probe_dimensions (how to read each one's size before decoding).
+enum class ImageFormat {
+  unknown,
+  jpeg,          // FF D8
+  png,
+  bmp,           // "BM"
+  pnm,           // P1..P6 and PFM (PF, Pf)
+  pam,           // P7
+  sun_raster,
+  tiff,          // classic or BigTIFF, either byte order
+  webp,          // RIFF....WEBP
+  jpeg2000,      // codestream (FF 4F FF 51) or JP2 box file
+  radiance_hdr,  // "#?RADIANCE" or "#?RGBE": refused by decode_image
+};
+ImageFormat sniff_image_format(std::span<const std::uint8_t> bytes);
 
 // True when `bytes` start like a JPEG file (SOI marker FF D8 followed by another marker).
 bool is_jpeg_data(std::span<const std::uint8_t> bytes);
