@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # The wk-image folder benchmark: generates the dataset (COUNT photos of SIZE, JPEG q90), then
 # runs the job `gray,gauss:5,hist` with warpkit and with the OpenCV baseline (same threads) for
-# JPEG q90 and PNG (compression 1, RLE) outputs, and prints the ratios.
+# JPEG q90 and PNG (compression 1, RLE) outputs, and prints, per run:
+#   wall     img/s by wall clock, exec to exit (what a user times), with the peak RSS and the
+#            peak GPU memory in use while it ran (nvidia-smi, where there is one)
+#   report   img/s by the job's own clock (the report's totals)
+#   steady   img/s of the files after the first tenth (start-up left out)
+#   first    when the first output was finished, from the job's start
+#   gpu      when the GPU took over (--device auto), files on the GPU / on the CPU, and the
+#            decoding thread's time: busy, starved (waiting for files), waiting for buffers
+# and the bounds measured in the same run: the nvJPEG decode ceiling (one thread, best of
+# batches 64 and 128), OpenCV's decode-only and encode-only rates on the same threads.
 #   bash tools/bench-image-folder.sh BUILD_DIR [COUNT] [SIZE] [OPS]
+# WK_BENCH_LONG=N also runs the defaults over N files (the dataset copied N/COUNT times) for the
+# steady rate and memory of a long job.
 set -euo pipefail
 BUILD=${1:?build dir}
 COUNT=${2:-300}
@@ -10,67 +21,151 @@ SIZE=${3:-3840x2160}
 OPS=${4:-gray,gauss:5,hist}
 WORK=${WK_BENCH_DIR:-/tmp/wk-folder-bench}
 T=$(nproc)
+HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK"
 if [ ! -f "$WORK/in-$COUNT-$SIZE.done" ]; then
-  rm -rf "$WORK/in"
+  rm -rf "$WORK/in" "$WORK"/in-*.done
   "$BUILD/samples/wk-make-images" -o "$WORK/in" --count "$COUNT" --size "$SIZE" --formats jpg --quality 90
   touch "$WORK/in-$COUNT-$SIZE.done"
 fi
+rm -rf "$WORK/one" && mkdir -p "$WORK/one" && cp "$(ls "$WORK"/in/*.jpg | head -1)" "$WORK/one/"
 sync
 rate() { grep -oE '[0-9.]+ img/s' | head -1 | cut -d' ' -f1; }
-echo "dataset: $COUNT x $SIZE JPEG q90; job $OPS; $T threads; $(date -u +%F)"
-# (Each baseline line is printed once and parsed; no tee to stderr: when stdout and stderr are
-# the same file, two writers at different offsets corrupt it.)
-line=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$WORK/o-dec" --threads "$T" "$WORK/in")
-echo "$line"
-base_dec=$(echo "$line" | rate)
-# The nvJPEG decode-only bound of the same files, where the toolkit has nvJPEG (the GPU machine).
-HERE=$(cd "$(dirname "$0")" && pwd)
-if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.cu" -lnvjpeg -o "$WORK/nvjpeg-decode-bound" 2>/dev/null; then
-  "$WORK/nvjpeg-decode-bound" "$WORK/in" 64 3 || true
-fi
-# Per run: img/s from the report's totals, then the mean ms per file of each stage and which
-# decoders and encoders the files got (the report's per-file records).
+echo "dataset: $COUNT x $SIZE JPEG q90; job $OPS; $T threads; $(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+
+# timed OUT_JSON CMD...: runs CMD with stdout and stderr to $WORK/last.log, and writes the wall
+# time (exec to exit), the peak RSS of the process and the peak GPU memory used during the run
+# (above what was in use before it) to OUT_JSON.
+timed() {
+  local out=$1
+  shift
+  python3 - "$out" "$WORK/last.log" "$@" <<'PY'
+import json, resource, shutil, subprocess, sys, threading, time
+out, log, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+smi = shutil.which("nvidia-smi")
+def gpu_used():
+    try:
+        return max(int(x) for x in subprocess.run([smi, "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                                                   capture_output=True, text=True, timeout=5).stdout.split())
+    except Exception:
+        return None
+base = gpu_used() if smi else None
+peak = [base]
+done = threading.Event()
+def sample():
+    while not done.wait(0.05):
+        u = gpu_used()
+        if u is not None and (peak[0] is None or u > peak[0]): peak[0] = u
+if smi: threading.Thread(target=sample, daemon=True).start()
+with open(log, "wb") as f:
+    t = time.monotonic()
+    rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+    wall = time.monotonic() - t
+done.set()
+json.dump({"wall_s": wall, "rc": rc, "rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+           "gpu_mb": (peak[0] - base) if base is not None and peak[0] is not None else None}, open(out, "w"))
+PY
+}
+
+# summary REPORT TIMED_JSON: one line from the report's per-file records and the timing.
 summary() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "$2" <<'PY'
 import json, sys, collections
-r = json.load(open(sys.argv[1]))
+w = json.load(open(sys.argv[2]))
+try:
+    r = json.load(open(sys.argv[1]))
+except OSError:
+    print(0, f"no report: exit code {w['rc']}:", open(sys.argv[2].replace("t.json", "last.log"), errors="replace").read().strip()[-300:])
+    sys.exit(0)
 ok = [f for f in r["files"] if f["status"] == "ok"]
 n = max(len(ok), 1)
 stages = ("read", "decode", "process", "encode", "write")
-ms = {k: sum(f["ms"][k] for f in ok) / n for k in stages}
 med = {k: sorted(f["ms"][k] for f in ok)[len(ok) // 2] if ok else 0 for k in stages}
-dec = collections.Counter(f.get("decoder", "") for f in ok)
-enc = collections.Counter(f.get("encoder", "") for f in ok)
-t = r["totals"]
-# Steady state: the files after the first tenth, over the time they took (start-up excluded).
 done = sorted(f["finished_s"] for f in ok)
 k = len(done) // 10
 steady = (len(done) - 1 - k) / (done[-1] - done[k]) if len(done) > 20 and done[-1] > done[k] else 0
-print(f"{t['images_per_second']:.1f}", f"(steady {steady:.1f} img/s, first file done at {done[0]:.2f} s)",
-      "mean", " ".join(f"{k} {v:.1f}" for k, v in ms.items()), "| median", " ".join(f"{k} {v:.2f}" for k, v in med.items()),
-      "decoders", dict(dec), "encoders", dict(enc), f"failed {t['failed']}")
+t = r["totals"]
+dev = collections.Counter(f.get("device", "") for f in ok)
+g = r.get("gpu")
+gpu = ""
+if g:
+    gpu = (f" | gpu ready {g['ready_s']:.2f} s, files gpu {g['files_gpu']} cpu {g['files_cpu']}, decoder busy "
+           f"{g['decode_busy_s']:.2f} s starved {g['decode_starved_s']:.2f} s waiting-for-buffers {g['decode_waiting_room_s']:.2f} s "
+           f"in {g['decode_batches']} batches" + (f" ({g['not_used']})" if g.get("not_used") else ""))
+gm = f", GPU mem +{w['gpu_mb']} MiB" if w.get("gpu_mb") is not None else ""
+# First field: wall img/s (parsed by the caller).
+print(f"{len(ok) / w['wall_s']:.1f}", f"wall {w['wall_s']:.2f} s (rc {w['rc']}, RSS {w['rss_mb']:.0f} MiB{gm}); report {t['images_per_second']:.1f} img/s;"
+      f" steady {steady:.1f} img/s; first file {done[0] if done else 0:.2f} s; median ms",
+      "/".join(f"{med[k]:.1f}" for k in stages), "(read/decode/process/encode/write); devices", dict(dev),
+      "decoders", dict(collections.Counter(f.get("decoder", "") for f in ok)), f"failed {t['failed']}{gpu}")
 PY
 }
-# wk-image variants per output format: the defaults (nvJPEG decode and, for JPEG, encode where
-# built), CPU decode, and both codecs on the CPU; then the CPU backend.
+
+# wk IN FMT ARGS...: one wk-image run; prints its summary line.
+wk() {
+  local in=$1 fmt=$2
+  shift 2
+  rm -rf "$WORK/o-wk" "$WORK/report.json"
+  timed "$WORK/t.json" "$BUILD/apps/wk-image" "$OPS" "$@" -q --format "$fmt" --quality 90 -o "$WORK/o-wk" \
+    --report "$WORK/report.json" "$in"
+  summary "$WORK/report.json" "$WORK/t.json"
+}
+ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+
+# The bounds.
+line=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$WORK/o-dec" --threads "$T" "$WORK/in")
+echo "$line"
+base_dec=$(echo "$line" | rate)
+ceiling=0
+if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.cu" -lnvjpeg -o "$WORK/nvjpeg-decode-bound" 2>/dev/null; then
+  bound=$("$WORK/nvjpeg-decode-bound" "$WORK/in" 64,128 3 || true)
+  echo "$bound"
+  ceiling=$(echo "$bound" | sed -n 's/^nvJPEG decode ceiling: \([0-9.]*\).*/\1/p')
+  ceiling=${ceiling:-0}
+fi
+
 for fmt in jpg png; do
-  rm -rf "$WORK/o-cv" "$WORK/o-wk"
+  rm -rf "$WORK/o-cv"
   line=$("$BUILD/samples/wk-opencv-baseline" --format $fmt --quality 90 -o "$WORK/o-cv" --threads "$T" "$WORK/in")
   echo "$line"
   base=$(echo "$line" | rate)
-  variants=("--device gpu" "--device gpu --jpeg-decoder opencv")
-  [ $fmt = jpg ] && variants+=("--device gpu --jpeg-decoder opencv --jpeg-encoder opencv" "--device gpu --jpeg-batch 128" "--device gpu --threads 8")
-  [[ " ${WK_DEVICES:-gpu cpu} " == *" cpu "* ]] && variants+=("--device cpu")
-  [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && variants=("--device cpu")
+  enc_bound=0
+  if [ $fmt = png ]; then
+    rm -rf "$WORK/o-cv"
+    line=$("$BUILD/samples/wk-opencv-baseline" --encode-only --format png -o "$WORK/o-cv" --threads "$T" "$WORK/in")
+    echo "$line"
+    enc_bound=$(echo "$line" | rate)
+  fi
+  variants=("--device auto" "--device gpu")
+  [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && variants=()
+  variants+=("--device cpu")
   for v in "${variants[@]}"; do
-    rm -rf "$WORK/o-wk"
     # shellcheck disable=SC2086
-    "$BUILD/apps/wk-image" "$OPS" $v -q --format $fmt --quality 90 -o "$WORK/o-wk" --report "$WORK/report.json" "$WORK/in" \
-      >/dev/null || true
-    s=$(summary "$WORK/report.json")
-    wk=${s%% *}
-    echo "$fmt output, wk-image $v: $wk img/s; OpenCV $T threads: $base img/s; ratio $(python3 -c "print(f'{$wk/$base:.2f}')")x" \
-         "(OpenCV decode-only bound $base_dec img/s); ms per file: ${s#* }"
+    s=$(wk "$WORK/in" $fmt $v)
+    wall=${s%% *}
+    steady=$(echo "$s" | sed -n 's/.* steady \([0-9.]*\) img\/s.*/\1/p')
+    extra=""
+    [ "$ceiling" != 0 ] && [ "$v" != "--device cpu" ] && extra="; steady = $(ratio "$steady" "$ceiling")x the nvJPEG ceiling $ceiling img/s"
+    [ "$enc_bound" != 0 ] && extra="$extra; wall = $(ratio "$wall" "$enc_bound")x, steady = $(ratio "$steady" "$enc_bound")x the PNG encode bound $enc_bound img/s"
+    echo "$fmt output, wk-image $v: wall $wall img/s = $(ratio "$wall" "$base")x OpenCV $T threads ($base img/s)$extra;" \
+         "OpenCV decode-only $base_dec img/s; ${s#* }"
   done
 done
+
+# One file: the whole command with each device (what a user waits for on a single photo).
+for v in "--device auto" "--device cpu" "--device gpu"; do
+  [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && [ "$v" != "--device cpu" ] && continue
+  # shellcheck disable=SC2086
+  s=$(wk "$WORK/one" jpg $v)
+  echo "one file, wk-image $v: $(python3 -c "import json; print(f\"{json.load(open('$WORK/t.json'))['wall_s']:.3f}\")") s wall; ${s#* }"
+done
+
+if [ -n "${WK_BENCH_LONG:-}" ]; then
+  copies=$(( (WK_BENCH_LONG + COUNT - 1) / COUNT ))
+  rm -rf "$WORK/long"
+  for c in $(seq 1 "$copies"); do mkdir -p "$WORK/long/$c" && cp "$WORK"/in/*.jpg "$WORK/long/$c/"; done
+  sync
+  s=$(wk "$WORK/long" jpg --device auto)
+  echo "long job ($((copies * COUNT)) files), jpg output, wk-image --device auto: wall ${s%% *} img/s; ${s#* }"
+  rm -rf "$WORK/long"
+fi

@@ -3,9 +3,10 @@
 // then decoded in batches with nvjpegDecodeBatched (hardware backend where the GPU has one,
 // interleaved BGR as wk-image asks for) by one thread, as the service does; the first pass
 // allocates and is not timed, the next passes are. Prints the handle start-up time, the steady
-// decode rate and the call/synchronize split.
+// decode rate and the call/synchronize split for each batch size asked for, then the best of
+// them (the ceiling wk-image's steady state is compared with).
 //   nvcc -O2 -std=c++17 tools/nvjpeg-decode-bound.cu -lnvjpeg -o nvjpeg-decode-bound
-//   ./nvjpeg-decode-bound DIR [BATCH=32] [PASSES=3]
+//   ./nvjpeg-decode-bound DIR [BATCHES=64,128] [PASSES=3]
 #include <cuda_runtime.h>
 #include <nvjpeg.h>
 
@@ -30,37 +31,9 @@
 using Clock = std::chrono::steady_clock;
 static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [BATCH] [PASSES]\n", argv[0]);
-    return 2;
-  }
-  const int batch = argc > 2 ? std::atoi(argv[2]) : 32;
-  const int passes = argc > 3 ? std::atoi(argv[3]) : 3;
-  std::vector<std::vector<unsigned char>> files;
-  double bytes = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
-    const auto ext = e.path().extension().string();
-    if (!e.is_regular_file() || (ext != ".jpg" && ext != ".jpeg")) continue;
-    std::ifstream in(e.path(), std::ios::binary);
-    files.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    bytes += double(files.back().size());
-  }
-  if (int(files.size()) < batch) {
-    std::fprintf(stderr, "need at least %d JPEGs in %s\n", batch, argv[1]);
-    return 1;
-  }
-  CHECK(cudaFree(nullptr));  // the CUDA context, before the nvJPEG handle is timed
-  const auto t_handle = Clock::now();
-  nvjpegHandle_t handle = nullptr;
-  bool hardware = true;
-  if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &handle) != NVJPEG_STATUS_SUCCESS) {
-    hardware = false;
-    CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &handle));
-  }
-  const double handle_s = seconds_since(t_handle);
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+// One batch size: a state initialized for it, `batch` output buffers, an untimed first pass.
+static double measure(nvjpegHandle_t handle, bool hardware, cudaStream_t stream,
+                      const std::vector<std::vector<unsigned char>>& files, double bytes, int batch, int passes) {
   nvjpegJpegState_t state;
   CHECK(nvjpegJpegStateCreate(handle, &state));
   CHECK(nvjpegDecodeBatchedInitialize(handle, state, batch, 1, NVJPEG_OUTPUT_BGRI));
@@ -100,13 +73,72 @@ int main(int argc, char** argv) {
     if (pass > 0) timed_s += seconds_since(t_pass);
   }
   const double images = double(per_pass) * (passes - 1);
+  const double rate = images / timed_s;
   std::printf("nvJPEG decode-only bound (%s backend, batches of %d, 1 thread): %.1f img/s over %d JPEGs of %dx%d "
-              "(%.2f MB each), %d timed passes; handle start-up %.0f ms; in nvjpegDecodeBatched %.0f%%, waiting for "
-              "the stream %.0f%%\n",
-              hardware ? "hardware" : "default", batch, images / timed_s, per_pass, width, height,
-              bytes / files.size() / 1e6, passes - 1, handle_s * 1e3, 100 * call_s / timed_s, 100 * sync_s / timed_s);
+              "(%.2f MB each), %d timed passes; in nvjpegDecodeBatched %.0f%%, waiting for the stream %.0f%%\n",
+              hardware ? "hardware" : "default", batch, rate, per_pass, width, height, bytes / files.size() / 1e6,
+              passes - 1, 100 * call_s / timed_s, 100 * sync_s / timed_s);
   for (auto* b : buffers) cudaFree(b);
   nvjpegJpegStateDestroy(state);
+  return rate;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DIR [BATCHES=64,128] [PASSES=3]\n", argv[0]);
+    return 2;
+  }
+  std::vector<int> batches;
+  {
+    const char* list = argc > 2 ? argv[2] : "64,128";
+    for (const char* p = list; *p;) {
+      char* end = nullptr;
+      const long b = std::strtol(p, &end, 10);
+      if (end == p || b < 1) {
+        std::fprintf(stderr, "bad batch list '%s'\n", list);
+        return 2;
+      }
+      batches.push_back(int(b));
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  const int passes = argc > 3 ? std::atoi(argv[3]) : 3;
+  std::vector<std::vector<unsigned char>> files;
+  double bytes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
+    const auto ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".jpg" && ext != ".jpeg")) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    files.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    bytes += double(files.back().size());
+  }
+  const int largest = *std::max_element(batches.begin(), batches.end());
+  if (int(files.size()) < largest) {
+    std::fprintf(stderr, "need at least %d JPEGs in %s\n", largest, argv[1]);
+    return 1;
+  }
+  const auto t_context = Clock::now();
+  CHECK(cudaFree(nullptr));  // the CUDA context, before the nvJPEG handle is timed
+  const double context_s = seconds_since(t_context);
+  const auto t_handle = Clock::now();
+  nvjpegHandle_t handle = nullptr;
+  bool hardware = true;
+  if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &handle) != NVJPEG_STATUS_SUCCESS) {
+    hardware = false;
+    CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &handle));
+  }
+  const double handle_s = seconds_since(t_handle);
+  std::printf("nvJPEG start-up: CUDA context %.0f ms, %s decoder handle %.0f ms\n", context_s * 1e3,
+              hardware ? "hardware" : "default", handle_s * 1e3);
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  double best = 0;
+  int best_batch = 0;
+  for (int b : batches) {
+    const double rate = measure(handle, hardware, stream, files, bytes, b, passes);
+    if (rate > best) best = rate, best_batch = b;
+  }
+  std::printf("nvJPEG decode ceiling: %.1f img/s (batches of %d, the best of those measured)\n", best, best_batch);
   nvjpegDestroy(handle);
   cudaStreamDestroy(stream);
   return 0;

@@ -3,6 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+
 #include <fmt/core.h>
 
 #include "wk/core/error.hpp"
@@ -57,6 +62,19 @@ BackendSelection choose_backend(const char* prog, const std::string& device, boo
   BackendSelection sel = select_backend(parse_device_choice(device));
   if (!sel.notice.empty() && !quiet) print_notice(prog, sel.notice);
   return sel;
+}
+
+bool clean_exit_wanted() {
+  const char* clean = std::getenv("WK_CLEAN_EXIT");
+  return clean && std::string_view(clean) == "1";
+}
+
+void exit_now(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  if (clean_exit_wanted()) std::exit(code);
+  ::_exit(code);
 }
 
 int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {

@@ -20,6 +20,12 @@ enum ExitCode : int { kSuccess = 0, kSomeFailed = 1, kUsage = 2, kInterrupted = 
 // half-written stays behind) and exits kInterrupted.
 void install_interrupt_handlers(std::atomic<bool>* stop);
 
+// Ends the process at once with `code` after flushing standard output and error: no static
+// destructors, no atexit handlers (the CUDA runtime's teardown). Only once every output is
+// complete. WK_CLEAN_EXIT=1 exits normally instead (for leak checkers).
+[[noreturn]] void exit_now(int code);
+bool clean_exit_wanted();  // WK_CLEAN_EXIT=1
+
 // Prints "PROG: error: MESSAGE" to stderr.
 void print_error(const char* prog, const std::string& message);
 // Prints "PROG: MESSAGE" to stderr.

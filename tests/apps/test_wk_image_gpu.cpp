@@ -2,6 +2,9 @@
 #include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 #include "test_support.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
@@ -94,4 +97,48 @@ TEST_CASE("wk-image on the GPU decodes and encodes JPEGs with nvJPEG by default 
   INFO(o.output);
   REQUIRE(o.exit_code == 0);
   CHECK_THAT(wk::test::read_bytes(dir / "r2.json"), !Catch::Contains("nvjpeg"));
+}
+
+// --device auto begins on the CPU while the GPU starts. WK_CPU_START_FILES=4 makes the split
+// deterministic: files 0..3 start on the CPU (outputs bit-identical to --device cpu), then the
+// workers wait for the GPU and hand the rest to it.
+TEST_CASE("wk-image --device auto: the first files on the CPU while the GPU starts, then the GPU",
+          "[gpu][cli][wk-image][nvjpeg]") {
+  wk::test::TempDir dir;
+  REQUIRE(make_images(dir / "in", "--count 12 --size 640x480 --formats jpg,png").exit_code == 0);
+  const auto cpu = wk_image("gray,gauss:5 -q --device cpu", dir / "in", dir / "cpu");
+  REQUIRE(cpu.exit_code == 0);
+  const auto r = wk::test::run("WK_CPU_START_FILES=4 " + std::string(WK_IMAGE_EXE) + " gray,gauss:5 --threads 2 -o " +
+                               sh_quote((dir / "auto").string()) + " --report " + sh_quote((dir / "r.json").string()) + " " +
+                               sh_quote((dir / "in").string()));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("the first 4 files on the cpu while it started"));
+  const auto j = nlohmann::json::parse(wk::test::read_bytes(dir / "r.json"));
+  CHECK(j.at("gpu").at("start_on_cpu") == true);
+  CHECK(j.at("gpu").at("files_cpu") == 4);
+  CHECK(j.at("gpu").at("files_gpu") == 8);
+  CHECK(j.at("gpu").at("ready_s").get<double>() > 0);
+  int on_cpu = 0, on_gpu = 0;
+  for (const auto& f : j.at("files")) {
+    const fs::path out = f.at("output").get<std::string>();
+    CAPTURE(out);
+    REQUIRE(f.at("status") == "ok");
+    if (f.at("device") == "cpu") {
+      ++on_cpu;
+      CHECK(f.at("decoder") == "opencv");
+      CHECK(wk::test::read_bytes(out) == wk::test::read_bytes(dir / "cpu" / out.filename()));
+    } else {
+      ++on_gpu;
+      CHECK(f.at("device") == "gpu0");
+      // PNG: the GPU operations are bit-exact; JPEG: nvJPEG's codecs round differently (their
+      // own tests), so the same size is what is checked here.
+      if (out.extension() == ".png")
+        CHECK(wk::test::read_bytes(out) == wk::test::read_bytes(dir / "cpu" / out.filename()));
+      else
+        CHECK(cv::imread(out.string(), cv::IMREAD_UNCHANGED).size() == cv::Size(640, 480));
+    }
+  }
+  CHECK(on_cpu == 4);
+  CHECK(on_gpu == 8);
 }

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <condition_variable>
 #include <future>
 #include <map>
 #include <mutex>
@@ -18,6 +20,7 @@
 #include "io/nvjpeg_encoder.hpp"
 #include "pipeline/file_work.hpp"
 #include "pipeline/jpeg_decode_service.hpp"
+#include "wk/core/backend.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -352,6 +355,152 @@ bool for_nvjpeg(const Shared& sh, FileWork& fw) {
   return true;
 }
 
+// --device auto (FolderJobOptions::start_on_cpu): the GPU side, started on a background thread
+// while the workers take the first files on the CPU. Shared with that thread, which outlives the
+// job when the job ends first and does not wait for it; the thread then makes nothing more and
+// tells nothing more (abandoned).
+struct GpuStartup {
+  enum class State { starting, ready, failed };
+  std::mutex m;
+  std::condition_variable cv;
+  State state = State::starting;
+  bool counted = false;     // cudaGetDeviceCount has answered (the GPU may still be starting)
+  bool sides_made = false;  // services and encoder libraries exist (ready or not)
+  bool abandoned = false;   // the job has ended
+  std::vector<int> gpus;
+  std::vector<bool> left;   // per worker: left the job before the sides were made
+  std::map<int, std::unique_ptr<JpegDecodeService>> services;
+  std::map<int, std::shared_future<std::shared_ptr<io::NvjpegLibrary>>> encode_libraries;
+  double ready_s = -1;      // from the job's start
+  std::string failure, gpu_name;
+  std::function<void(const std::string&)> notice;  // the job's; called under m, never once abandoned
+  std::thread thread;
+
+  void tell(const std::string& msg) {
+    std::lock_guard<std::mutex> lock(m);
+    if (!abandoned && notice) notice(msg);
+  }
+  int device_of(std::size_t worker) const { return gpus[worker % gpus.size()]; }
+};
+
+struct StartPlan {
+  std::vector<int> gpus;  // empty: every GPU
+  int workers = 1;
+  bool nvjpeg_decode = false, nvjpeg_encode = false;
+  int jpeg_batch = 64, jpeg_quality = 95;
+  fs::path warm_jpeg;     // the job's first JPEG input (the decoders' warm-up); empty: none
+  std::string pipeline_text;
+  image::PipelineOptions pipeline_options;
+  Clock::time_point t0;   // the job's start
+};
+
+// The start-up thread: the device count (fast, also without a GPU: a job that ends early waits
+// for this much only), the CUDA contexts and a probe launch (select_backend's checks), then per
+// GPU the decode service (its thread makes the hardware decoder's handle and decodes a warm-up
+// batch) and the encoder library (here, meanwhile), and one run of the pipeline and encoder on a
+// small image (kernel modules, encoder kernels). Ready when all of that is.
+void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
+  nvtx::Range range("gpu start-up", nvtx::Color::app);
+  auto fail = [&](const std::string& reason) {
+    std::lock_guard<std::mutex> lock(st->m);
+    st->state = GpuStartup::State::failed;
+    st->counted = true;
+    st->failure = reason;
+    if (!st->abandoned && st->notice) st->notice("no usable CUDA GPU (" + reason + "); running on the CPU");
+    st->cv.notify_all();
+  };
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    GpuStatus status = probe_gpu();  // the same reason text as select_backend's
+    fail(status.reason.empty() ? "no CUDA device found" : status.reason);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(st->m);
+    st->counted = true;
+    st->cv.notify_all();
+  }
+  GpuStatus status;
+  {
+    nvtx::Range r("cuda context", nvtx::Color::app);
+    status = probe_gpu();
+  }
+  if (!status.usable) return fail(status.reason);
+  std::vector<int> gpus = plan.gpus;
+  if (gpus.empty())
+    for (int d = 0; d < count; ++d) gpus.push_back(d);
+  try {
+    for (int d : gpus) {  // every context before any handle
+      WK_CUDA_CHECK(cudaSetDevice(d));
+      WK_CUDA_CHECK(cudaFree(nullptr));
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::vector<JpegDecodeService*> services;
+  {
+    std::lock_guard<std::mutex> lock(st->m);
+    if (st->abandoned) return;
+    st->gpus = gpus;
+    st->gpu_name = status.name;
+    std::map<int, int> producers;
+    for (int w = 0; w < plan.workers; ++w)
+      if (!st->left[std::size_t(w)]) ++producers[st->device_of(std::size_t(w))];
+    if (plan.nvjpeg_decode)
+      for (int d : gpus) {
+        if (st->services.count(d)) continue;  // --gpus 0,0
+        JpegDecodeService::Options o;
+        o.device = d;
+        o.batch = plan.jpeg_batch;
+        o.first_batch = plan.jpeg_batch;  // no ramp: the CPU covers the start
+        o.producers = producers[d];
+        o.warm_jpeg = plan.warm_jpeg;
+        o.notice = [weak = std::weak_ptr<GpuStartup>(st)](const std::string& m) {
+          if (auto alive = weak.lock()) alive->tell(m);
+        };
+        st->services[d] = std::make_unique<JpegDecodeService>(std::move(o));
+        services.push_back(st->services[d].get());
+      }
+    st->sides_made = true;
+  }
+  // Meanwhile, per GPU: the encoder's library and one run of the pipeline (and encoder).
+  for (int d : std::set<int>(gpus.begin(), gpus.end())) {
+    std::shared_ptr<io::NvjpegLibrary> library;
+    try {
+      nvtx::Range r("warm-up", nvtx::Color::app, d);
+      WK_CUDA_CHECK(cudaSetDevice(d));
+      if (plan.nvjpeg_encode) {
+        try {
+          library = std::make_shared<io::NvjpegLibrary>(false);
+        } catch (const std::exception& e) {
+          st->tell("GPU " + std::to_string(d) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
+        }
+      }
+      image::Pipeline pipeline(plan.pipeline_text, Backend::gpu, plan.pipeline_options);
+      DeviceImage image(64, 64, 3);
+      WK_CUDA_CHECK(cudaMemset2DAsync(image.view().data, image.pitch_bytes(), 128, 64 * 3, 64, pipeline.stream()));
+      std::optional<io::NvjpegEncoder> encoder;
+      if (library) encoder.emplace(library, plan.jpeg_quality, pipeline.stream());
+      image::DeviceSink sink;
+      if (encoder) sink = [&encoder](const DeviceImage& result, cudaStream_t stream) { encoder->encode(result, stream); };
+      std::vector<image::SideOutput> side;
+      pipeline.run_device(image, -1, &side, sink);
+    } catch (const std::exception&) {
+      // What failed here fails again on a real file, which reports it (or moves to the CPU).
+    }
+    std::promise<std::shared_ptr<io::NvjpegLibrary>> made;
+    made.set_value(std::move(library));
+    std::lock_guard<std::mutex> lock(st->m);
+    st->encode_libraries[d] = made.get_future().share();
+  }
+  for (JpegDecodeService* service : services) service->wait_started();
+  std::lock_guard<std::mutex> lock(st->m);
+  st->state = GpuStartup::State::ready;
+  st->ready_s = std::chrono::duration<double>(Clock::now() - plan.t0).count();
+  st->cv.notify_all();
+}
+
 }  // namespace
 
 bool nvjpeg_in_build() noexcept { return io::nvjpeg_in_build(); }
@@ -380,15 +529,24 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   const bool nvjpeg_decode = gpu_codecs && opt.jpeg_decoder != JpegDecoder::opencv;
   const bool nvjpeg_encode = gpu_codecs && opt.jpeg_encoder != JpegEncoder::opencv &&
                              (opt.format.empty() || io::is_jpeg_path("x." + opt.format));
+  // start_on_cpu: the GPU is started in the background (start_gpu) and the workers begin on the
+  // CPU; an explicit --gpus list is still checked here when the machine has GPUs at all.
+  const bool hybrid = opt.backend == Backend::gpu && opt.start_on_cpu;
   std::vector<int> gpus = opt.gpus;
-  if (opt.backend == Backend::gpu) {
+  if (opt.backend == Backend::gpu && (!hybrid || !gpus.empty())) {
     int count = 0;
-    WK_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (hybrid) {
+      if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+      (void)cudaGetLastError();
+    } else {
+      WK_CUDA_CHECK(cudaGetDeviceCount(&count));
+    }
     if (gpus.empty())
       for (int d = 0; d < count; ++d) gpus.push_back(d);
     for (int d : gpus)
-      if (d < 0 || d >= count)
+      if ((d < 0 || d >= count) && (!hybrid || count > 0))
         throw Error(ErrorCategory::usage, "--gpus: no GPU " + std::to_string(d) + " (this machine has " + std::to_string(count) + ")");
+    if (hybrid) gpus.clear();  // the start-up thread decides (opt.gpus)
   }
   std::unordered_set<std::string> resume_ok;
   if (!opt.resume_report.empty())
@@ -425,19 +583,43 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   Reporter rep{cb, {}, records, t0};
   auto device_of = [&](int w) { return gpus.empty() ? -1 : gpus[static_cast<std::size_t>(w) % gpus.size()]; };
 
+  std::shared_ptr<GpuStartup> startup;
+  std::atomic<std::size_t> cpu_started{0};
+  std::size_t cpu_start_limit = 0;
+  if (const char* e = std::getenv("WK_CPU_START_FILES"); e && hybrid) cpu_start_limit = std::strtoull(e, nullptr, 10);
+  if (hybrid) {
+    startup = std::make_shared<GpuStartup>();
+    startup->left.assign(std::size_t(workers), false);
+    startup->notice = [&rep](const std::string& m) { rep.notice(m); };
+    StartPlan plan{opt.gpus, workers, nvjpeg_decode, nvjpeg_encode, opt.jpeg_batch, opt.encode.jpeg_quality, {},
+                   opt.pipeline_text, opt.pipeline_options, t0};
+    for (const auto& f : scan.files)
+      if (io::is_jpeg_path(f.path)) {
+        plan.warm_jpeg = f.path;
+        break;
+      }
+    startup->thread = std::thread(start_gpu, startup, std::move(plan));
+  }
+
   // nvJPEG per GPU in use: one decode service (its thread owns the decoder) and one library
   // handle for the workers' encoders, made in the background while the workers read the first
   // files. A GPU where nvJPEG does not start decodes or encodes with OpenCV, and says so.
   std::map<int, std::unique_ptr<JpegDecodeService>> services;
   std::map<int, std::shared_future<std::shared_ptr<io::NvjpegLibrary>>> encode_libraries;
+  const auto t_services = Clock::now();
   {
     std::map<int, int> producers;
     for (int w = 0; w < workers; ++w)
       if (device_of(w) >= 0) ++producers[device_of(w)];
     for (const auto& [device, count] : producers) {
-      if (nvjpeg_decode)
-        services[device] = std::make_unique<JpegDecodeService>(device, opt.jpeg_batch, count,
-                                                               [&rep](const std::string& m) { rep.notice(m); });
+      if (nvjpeg_decode) {
+        JpegDecodeService::Options o;
+        o.device = device;
+        o.batch = opt.jpeg_batch;
+        o.producers = count;
+        o.notice = [&rep](const std::string& m) { rep.notice(m); };
+        services[device] = std::make_unique<JpegDecodeService>(std::move(o));
+      }
       if (nvjpeg_encode)
         encode_libraries[device] = std::async(std::launch::async, [&rep, device = device]() -> std::shared_ptr<io::NvjpegLibrary> {
           try {
@@ -455,6 +637,37 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     WorkerPipelines wp{opt, device_of(w)};
     JpegDecodeService* service = services.count(wp.device) ? services.at(wp.device).get() : nullptr;
     if (encode_libraries.count(wp.device)) wp.encode_library = encode_libraries.at(wp.device);
+    // start_on_cpu: this worker takes whole files on the CPU until the start-up thread says the
+    // GPU is ready (then it hands over, with its GPU's decode service and encoder library) or
+    // failed (then it stays on the CPU). `settled`: one of the two has happened.
+    bool settled = !startup;
+    auto hand_over = [&] {
+      std::lock_guard<std::mutex> lock(startup->m);
+      if (startup->state == GpuStartup::State::starting) return;
+      settled = true;
+      if (startup->state == GpuStartup::State::failed) return;
+      nvtx::Range r("cpu hand-over", nvtx::Color::app, w);
+      wp.device = startup->device_of(std::size_t(w));
+      if (startup->services.count(wp.device)) service = startup->services.at(wp.device).get();
+      if (startup->encode_libraries.count(wp.device)) wp.encode_library = startup->encode_libraries.at(wp.device);
+    };
+    // A worker that leaves before handing over: a service made meanwhile counts it as a producer.
+    struct LeaveStartup {
+      GpuStartup* st;
+      int w;
+      const bool& settled;
+      ~LeaveStartup() {
+        if (!st || settled) return;
+        std::lock_guard<std::mutex> lock(st->m);
+        if (!st->sides_made) {
+          st->left[std::size_t(w)] = true;
+          return;
+        }
+        if (st->state == GpuStartup::State::failed) return;
+        const int d = st->device_of(std::size_t(w));
+        if (st->services.count(d)) st->services.at(d)->producer_done();
+      }
+    } leave_startup{startup.get(), w, settled};
     // Every producer says when it has submitted its last file, also when it leaves with an
     // exception: the service decodes what is left, then ends.
     struct ProducerDone {
@@ -466,6 +679,21 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     } producer_done{service};
     try {
       for (;;) {
+        if (!settled) {
+          hand_over();
+          // WK_CPU_START_FILES=N (tests): at most N files start on the CPU; after them the
+          // workers wait for the start-up to settle, so a test knows which files go where.
+          while (!settled && cpu_start_limit > 0) {
+            std::size_t c = cpu_started.load();
+            if (c < cpu_start_limit && cpu_started.compare_exchange_weak(c, c + 1)) break;
+            if (c < cpu_start_limit) continue;
+            std::unique_lock<std::mutex> lock(startup->m);
+            startup->cv.wait(lock, [&] { return startup->state != GpuStartup::State::starting; });
+            lock.unlock();
+            hand_over();
+          }
+          if (service) producer_done.service = service;
+        }
         // Decoded files first, one per file read: device memory stays low and the decoder fed.
         if (service)
           if (auto ready = service->take_ready()) finish_from_service(sh, std::move(ready), wp, *service, rep);
@@ -509,7 +737,48 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   std::vector<std::thread> pool;
   for (int w = 0; w < workers; ++w) pool.emplace_back(worker, w);
   for (auto& t : pool) t.join();
+  GpuSummary& gs = result.gpu;
+  auto add_stats = [&gs](JpegDecodeService& service) {
+    const JpegDecodeService::Stats st = service.stats();
+    gs.decode_batches += st.batches;
+    gs.decoded += st.decoded;
+    gs.decode_busy_s += st.busy_s;
+    gs.decode_starved_s += st.starved_s;
+    gs.decode_waiting_room_s += st.waiting_room_s;
+    return st.started_s;
+  };
+  for (auto& [device, service] : services) {
+    const double started = add_stats(*service);
+    const double at = started < 0 ? -1 : std::chrono::duration<double>(t_services - t0).count() + started;
+    if (at >= 0 && (gs.ready_s < 0 || at < gs.ready_s)) gs.ready_s = at;
+  }
   services.clear();  // their threads have ended: every producer is done and the rest decoded
+  if (startup) {
+    std::unique_lock<std::mutex> lock(startup->m);
+    // Whether there is a GPU at all is known in milliseconds: wait for that much, so a machine
+    // without one always gets its notice. Never for the context or nvJPEG (unless asked to).
+    startup->cv.wait(lock, [&] { return startup->counted; });
+    if (opt.wait_for_gpu_startup) {
+      lock.unlock();
+      startup->thread.join();
+      lock.lock();
+    }
+    startup->abandoned = true;
+    gs.ready_s = startup->ready_s;
+    if (startup->state == GpuStartup::State::failed) gs.not_used = "no usable CUDA GPU (" + startup->failure + ")";
+    else if (startup->state == GpuStartup::State::starting) gs.not_used = "the job ended before the GPU was ready";
+    gs.gpu_name = startup->gpu_name;
+    auto made = std::move(startup->services);
+    lock.unlock();
+    for (auto& [device, service] : made) add_stats(*service);
+    if (startup->thread.joinable()) {
+      // Left running (wait_for_gpu_startup false): the services it made stay alive with it; the
+      // process ends with _exit.
+      startup->thread.detach();
+      for (auto& [device, service] : made) (void)service.release();
+    }
+    made.clear();  // joined: their threads end once every producer is done
+  }
   cv::setNumThreads(saved_cv_threads);
   if (fatal) std::rethrow_exception(fatal);
 
@@ -517,6 +786,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   tot.files = n;
   for (auto& r : records) {
     if (!r) { ++tot.not_started; continue; }
+    if (!r->device.empty()) ++(r->device == "cpu" ? gs.files_cpu : gs.files_gpu);
     if (r->status == FileStatus::ok) { ++tot.ok; tot.megapixels += double(r->width) * r->height / 1e6; }
     else if (r->status == FileStatus::failed) ++tot.failed;
     else ++tot.skipped;

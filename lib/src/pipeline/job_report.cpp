@@ -87,6 +87,14 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
                         {"skipped", t.skipped}, {"not_started", t.not_started}, {"interrupted", t.interrupted},
                         {"megapixels", t.megapixels}, {"seconds", t.seconds},
                         {"images_per_second", t.seconds > 0 ? double(t.ok) / t.seconds : 0.0}}}};
+  if (opt.backend == Backend::gpu) {
+    const GpuSummary& g = result.gpu;
+    j["gpu"] = {{"start_on_cpu", opt.start_on_cpu}, {"ready_s", g.ready_s}, {"files_gpu", g.files_gpu},
+                {"files_cpu", g.files_cpu}, {"decode_batches", g.decode_batches}, {"decoded", g.decoded},
+                {"decode_busy_s", g.decode_busy_s}, {"decode_starved_s", g.decode_starved_s},
+                {"decode_waiting_room_s", g.decode_waiting_room_s}};
+    if (!g.not_used.empty()) j["gpu"]["not_used"] = g.not_used;
+  }
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

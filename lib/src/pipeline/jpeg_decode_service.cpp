@@ -9,10 +9,14 @@
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/io/files.hpp"
 
 namespace wk::pipeline {
 
 namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 constexpr std::size_t kPendingBytes = std::size_t(1) << 30;  // JPEG bytes waiting for the decoder
 
 std::size_t pixel_bytes(const FileWork& fw) {
@@ -20,13 +24,26 @@ std::size_t pixel_bytes(const FileWork& fw) {
 }
 }  // namespace
 
-JpegDecodeService::JpegDecodeService(int device, int batch, int producers, Notice notice)
-    : device_(device), notice_(std::move(notice)), batch_(std::max(1, batch)), producers_(producers) {
+JpegDecodeService::JpegDecodeService(Options o)
+    : device_(o.device), notice_(std::move(o.notice)), warm_jpeg_(std::move(o.warm_jpeg)),
+      first_batch_(std::clamp(o.first_batch, 1, std::max(1, o.batch))), batch_(std::max(1, o.batch)),
+      producers_(o.producers) {
   thread_ = std::thread([this] { run(); });
 }
 
 JpegDecodeService::~JpegDecodeService() {
   if (thread_.joinable()) thread_.join();
+}
+
+bool JpegDecodeService::wait_started() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return started_; });
+  return batch_ > 0;
+}
+
+JpegDecodeService::Stats JpegDecodeService::stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
 }
 
 bool JpegDecodeService::room() const {
@@ -83,21 +100,33 @@ void JpegDecodeService::producer_done() {
 }
 
 void JpegDecodeService::run() {
+  const auto t_start = Clock::now();
   std::optional<Stream> stream;
   std::optional<io::NvjpegDecoder> decoder;
   try {
+    nvtx::Range range("nvjpeg start", nvtx::Color::codec);
     WK_CUDA_CHECK(cudaSetDevice(device_));
     std::size_t free_bytes = 0, total_bytes = 0;
     WK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    stream.emplace();
+    // Its colour conversion kernels go before the workers' encode kernels: every file waits on
+    // this thread, none on any one encode.
+    stream.emplace(Stream::high_priority());
     decoder.emplace(std::make_shared<io::NvjpegLibrary>());
-    std::lock_guard<std::mutex> lock(mutex_);
-    device_budget_ = free_bytes / 4;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      device_budget_ = free_bytes / 4;
+    }
+    warm_up(*decoder, *stream);
   } catch (const std::exception& e) {
     if (notice_) notice_("GPU " + std::to_string(device_) + ": nvJPEG decoding could not start (" + e.what() +
                          "); JPEGs are decoded with OpenCV");
     std::lock_guard<std::mutex> lock(mutex_);
     batch_ = 0;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    started_ = true;
+    if (batch_ > 0) stats_.started_s = seconds_since(t_start);
     changed_.notify_all();
   }
   // Under mutex_: the decoded files not yet recycled leave room on the device for `fw`.
@@ -105,21 +134,26 @@ void JpegDecodeService::run() {
     return outstanding_ == 0 ||
            (outstanding_ < 2 * batch_ && outstanding_bytes_ + pixel_bytes(fw) <= device_budget_);
   };
-  // The first batches are small (8, 16, ... up to batch_) so the first files reach the workers
-  // soon after start-up; then full batches.
-  int ramp = 8;
+  // The first batches are small (first_batch_, doubling up to batch_) so the first files reach
+  // the workers soon after start-up; then full batches.
+  int ramp = first_batch_;
   for (;;) {
     std::vector<std::unique_ptr<FileWork>> batch;
     bool refusing = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      // A full batch, the last files, or producers waiting for room (many large JPEGs).
+      auto go = [&] { return pending_.size() >= std::size_t(std::min(batch_, ramp)) || producers_ == 0 || !room(); };
+      // Why it waits (for the stats): files enough but no device memory to decode into (the
+      // workers are behind), or too few files (the producers are behind).
+      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits(*pending_.front());
+      const auto t_wait = Clock::now();
       changed_.wait(lock, [&] {
         if (pending_.empty()) return producers_ == 0;
         if (batch_ == 0) return true;
-        // A full batch, the last files, or producers waiting for room (many large JPEGs).
-        const bool go = pending_.size() >= std::size_t(std::min(batch_, ramp)) || producers_ == 0 || !room();
-        return go && fits(*pending_.front());
+        return go() && fits(*pending_.front());
       });
+      if (stats_.batches > 0) (for_room ? stats_.waiting_room_s : stats_.starved_s) += seconds_since(t_wait);
       if (pending_.empty()) {
         ended_ = true;
         changed_.notify_all();
@@ -145,9 +179,15 @@ void JpegDecodeService::run() {
       }
       changed_.notify_all();  // room for the producers
     }
+    const auto t_busy = Clock::now();
     if (!refusing) decode(batch, *decoder, *stream);
     std::lock_guard<std::mutex> lock(mutex_);
+    if (!refusing) {
+      stats_.busy_s += seconds_since(t_busy);
+      ++stats_.batches;
+    }
     for (auto& fw : batch) {
+      if (fw->decoded) ++stats_.decoded;
       if (!fw->decoded && fw->device_bytes) {  // its batch failed: no device buffer held
         --outstanding_;
         outstanding_bytes_ -= fw->device_bytes;
@@ -158,6 +198,36 @@ void JpegDecodeService::run() {
     }
     changed_.notify_all();
   }
+}
+
+// One batch of first_batch_ copies of the job's first JPEG (when nvJPEG takes it), into buffers
+// that then wait in free_ for the first real batch. A file that cannot be read or decoded here
+// only costs the warm-up: the job reports it when it gets to it.
+void JpegDecodeService::warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream) {
+  if (warm_jpeg_.empty()) return;
+  nvtx::Range range("nvjpeg warm-up", nvtx::Color::codec);
+  std::vector<std::uint8_t> bytes;
+  io::NvjpegImageInfo info;
+  try {
+    bytes = io::read_file(warm_jpeg_);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (!decoder.inspect(bytes, info).empty()) return;
+  const std::size_t n = std::size_t(first_batch_);
+  std::vector<DeviceImage> images(n);
+  std::vector<std::span<const std::uint8_t>> jpegs(n, std::span<const std::uint8_t>(bytes));
+  std::vector<io::NvjpegImageInfo> infos(n, info);
+  std::vector<DeviceImage*> outputs;
+  for (auto& im : images) outputs.push_back(&im);
+  try {
+    decoder.decode_batch(jpegs, infos, outputs, stream);
+  } catch (const Error& e) {
+    if (e.category() == ErrorCategory::cuda) throw;
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& im : images) free_.push_back(std::move(im));
 }
 
 // One nvjpegDecodeBatched call per output format (nvJPEG fixes it per batch). The files of a

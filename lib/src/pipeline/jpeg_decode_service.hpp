@@ -14,6 +14,7 @@
 // of the device memory that was free at start (always at least one file).
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -30,12 +31,38 @@ class JpegDecodeService {
  public:
   using Notice = std::function<void(const std::string&)>;
 
-  // Starts the decoding thread on `device`. `producers`: how many workers will submit (each
-  // calls producer_done() once). `batch`: the most JPEGs per decode call.
-  JpegDecodeService(int device, int batch, int producers, Notice notice);
+  struct Options {
+    int device = 0;
+    int batch = 64;        // the most JPEGs per decode call
+    int first_batch = 8;   // the first batches ramp up from this size (doubling) to `batch`
+    int producers = 1;     // workers that will submit (each calls producer_done() once)
+    // A JPEG of the job (its first), decoded in one batch of first_batch copies as soon as the
+    // decoder exists, into buffers kept for the first real batch: nvJPEG's first call (~0.4 s
+    // on the H100, the hardware decoder starting) and the first buffer allocations happen before
+    // any file waits for them. Empty: none.
+    std::filesystem::path warm_jpeg;
+    Notice notice;
+  };
+
+  // What the decoding thread did, for the report and the bench.
+  struct Stats {
+    double started_s = -1;       // decoder made (and warmed up), seconds after construction; -1: not (yet)
+    double busy_s = 0;           // inside decode calls (nvJPEG's inspection included)
+    double starved_s = 0;        // waiting for files while producers were still submitting
+    double waiting_room_s = 0;   // waiting for decoded files to be recycled (device memory)
+    std::size_t batches = 0, decoded = 0;
+  };
+
+  // Starts the decoding thread on `device`.
+  explicit JpegDecodeService(Options options);
   ~JpegDecodeService();  // waits for the thread (after every producer_done)
   JpegDecodeService(const JpegDecodeService&) = delete;
   JpegDecodeService& operator=(const JpegDecodeService&) = delete;
+
+  // Waits until the decoder exists and was warmed up (true), or could not start (false: the
+  // service refuses every file).
+  bool wait_started();
+  Stats stats();
 
   enum class Submit { taken, full, refused };
   // Hands over a read JPEG whose header the caller checked (fw->jpeg: size and channels from
@@ -68,9 +95,12 @@ class JpegDecodeService {
   bool room() const;  // under mutex_: submit would take a file
   std::unique_ptr<FileWork> pop_ready();  // under mutex_: the oldest ready file, or null
   void decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder, cudaStream_t stream);
+  void warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream);
 
   const int device_;
   Notice notice_;
+  const std::filesystem::path warm_jpeg_;
+  int first_batch_;
   std::mutex mutex_;
   std::condition_variable changed_;
   int batch_;                 // halved after device-memory failures; 0: refusing
@@ -80,7 +110,9 @@ class JpegDecodeService {
   int outstanding_ = 0;       // decoded, not yet recycled
   std::size_t outstanding_bytes_ = 0, device_budget_ = 0;
   std::vector<DeviceImage> free_;
+  bool started_ = false;      // the decoder exists (or failed to: batch_ == 0)
   bool ended_ = false;        // the thread has decoded everything it ever will
+  Stats stats_;
   std::thread thread_;
 };
 

@@ -128,6 +128,17 @@ class DeviceImage {
 class Stream {
  public:
   Stream() { WK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  // A stream whose kernels the scheduler starts before those of default-priority streams (the
+  // greatest priority the current device offers): for a stage every other one waits on, such as
+  // the folder job's nvJPEG decoding, whose colour conversion would otherwise queue behind the
+  // workers' encode kernels.
+  static Stream high_priority() {
+    int least = 0, greatest = 0;
+    WK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    Stream s(nullptr);
+    WK_CUDA_CHECK(cudaStreamCreateWithPriority(&s.s_, cudaStreamNonBlocking, greatest));
+    return s;
+  }
   ~Stream() { if (s_) cudaStreamDestroy(s_); }
   Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   Stream& operator=(Stream&& o) noexcept { std::swap(s_, o.s_); return *this; }
@@ -138,6 +149,7 @@ class Stream {
   void synchronize() const { WK_CUDA_CHECK(cudaStreamSynchronize(s_)); }
 
  private:
+  explicit Stream(std::nullptr_t) {}
   cudaStream_t s_ = nullptr;
 };
 

@@ -52,6 +52,18 @@ struct FolderJobOptions {
   JpegDecoder jpeg_decoder = JpegDecoder::auto_select;
   JpegEncoder jpeg_encoder = JpegEncoder::auto_select;
   int jpeg_batch = 64;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
+  // GPU backend only (wk-image --device auto): begin on the CPU while the GPU starts. The CUDA
+  // context, the nvJPEG handles, a first decode and the kernels start on a background thread;
+  // until they are ready the workers take whole files on the CPU (OpenCV codecs, CPU operations:
+  // outputs bit-identical to Backend::cpu), then each hands over to the GPU after its file in
+  // hand. No usable GPU: the whole job runs on the CPU, and on_notice says why. A job that ends
+  // before the GPU is ready never waits for it (one small file costs what it costs on the CPU).
+  bool start_on_cpu = false;
+  // start_on_cpu: whether run_folder_job, before it returns, waits for a GPU start-up still in
+  // progress. true: the process may go on and exit normally. false (wk-image, which ends with
+  // _exit: no teardown): the start-up thread is left running, so the caller must not touch CUDA
+  // again and must end the process with _exit or quick_exit, not exit().
+  bool wait_for_gpu_startup = true;
 };
 
 enum class FileStatus { ok, failed, skipped };
@@ -83,10 +95,25 @@ struct JobTotals {
   bool interrupted = false;
 };
 
+// How the GPU side went (the report's "gpu" object; zero/empty on the CPU backend).
+struct GpuSummary {
+  double ready_s = -1;        // when the GPU was ready to take files (start_on_cpu: the hand-over
+                              // began), seconds from the start of the job; -1: it never was
+  std::string not_used;       // start_on_cpu: why the GPU took no file ("" when it could)
+  std::string gpu_name;       // start_on_cpu: GPU 0's name, once probed
+  std::size_t files_gpu = 0, files_cpu = 0;  // finished (ok or failed) on each
+  // The nvJPEG decoding threads, summed over GPUs: decode calls, their time, and the time they
+  // waited with producers still submitting -- for files (starved: reading/hand-over is behind) or
+  // for device buffers to come back (the workers' operations/encode/write are behind).
+  std::size_t decode_batches = 0, decoded = 0;
+  double decode_busy_s = 0, decode_starved_s = 0, decode_waiting_room_s = 0;
+};
+
 struct JobResult {
   std::vector<FileRecord> records;  // input order; files never started are absent
   std::vector<std::string> scan_errors;
   JobTotals totals;
+  GpuSummary gpu;
 };
 
 struct JobCallbacks {
