@@ -149,11 +149,15 @@ TEST_CASE("wk-image --help shows usage, examples and file semantics", "[cli][wk-
 
 TEST_CASE("wk-image --device auto falls back to the CPU with one notice when no GPU is usable", "[cli][wk-image]") {
   Fixture f;
-  const auto r = wk::test::run(wk_image("gray -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
+  // A job this small never starts the GPU: the CPU alone ends sooner.
+  auto r = wk::test::run(wk_image("gray -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("converted") && Catch::Contains("on the cpu (a small job") &&
+                           !Catch::Contains("no usable CUDA GPU"));
+  // WK_CPU_START_FILES starts it whatever the size (and lets that many files start on the CPU).
+  r = wk::test::run("WK_CPU_START_FILES=100 " + wk_image("gray -o " + sh_quote((f.dir / "o3").string()) + " " + sh_quote(f.in.string())));
   CHECK(r.exit_code == 0);
   if (wk::probe_gpu().usable) {
-    // auto begins on the CPU and hands over to the GPU once it has started: a job this small
-    // may end before that, on the CPU, with no notice.
     CHECK_THAT(r.output, Catch::Contains("converted") && !Catch::Contains("no usable CUDA GPU"));
   } else {
     CHECK_THAT(r.output, Catch::Contains("no usable CUDA GPU") && Catch::Contains("on the cpu"));

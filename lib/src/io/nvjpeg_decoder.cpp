@@ -1,7 +1,5 @@
 #include "io/nvjpeg_decoder.hpp"
 
-#include <algorithm>
-#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -67,53 +65,19 @@ struct NvjpegDecoder::Impl {
   std::shared_ptr<NvjpegLibrary> library;
   nvjpegHandle_t handle = nullptr;
   nvjpegJpegStream_t parsed = nullptr;  // inspect's header parse (per thread, as nvJPEG requires)
-  // One decode state per output format and batch size: nvjpegDecodeBatchedInitialize fixes both
-  // (nvjpegDecodeBatched takes no count), and re-initializing a state reallocates its buffers.
-  // The folder job's batch sizes repeat (the first batches, full batches, the last one), so a few
-  // states, least recently used dropped first, initialize each size once.
+  // One decode state per output format: nvjpegDecodeBatchedInitialize fixes the format and the
+  // batch size, so gray and colour batches alternating would re-initialize one shared state. A
+  // new batch size re-initializes the format's state; a state per size was tried and was
+  // slower: each new state's first batch costs ~0.3 s on the H100 (its buffers are allocated
+  // afresh), re-initializing an existing one does not (docs/benchmarks.md).
   struct BatchState {
     nvjpegJpegState_t state = nullptr;
-    int channels = 0, batch_size = 0;  // as initialized
-    std::uint64_t used = 0;            // last use (LRU)
-  };
-  static constexpr std::size_t kMaxStates = 6;
-  std::vector<BatchState> states;
-  std::uint64_t clock = 0;
-
-  // The initialized state for this format and size, made (or recycled) on first use.
-  BatchState& state_for(int channels, int n, nvjpegOutputFormat_t format) {
-    for (BatchState& b : states)
-      if (b.channels == channels && b.batch_size == n) {
-        b.used = ++clock;
-        return b;
-      }
-    if (states.size() < kMaxStates) {
-      states.emplace_back();
-    } else {
-      auto lru = std::min_element(states.begin(), states.end(), [](const BatchState& a, const BatchState& b) { return a.used < b.used; });
-      std::swap(*lru, states.back());
-      if (states.back().state) nvjpegJpegStateDestroy(states.back().state);
-      states.back() = BatchState{};
-    }
-    BatchState& b = states.back();
-    check(nvjpegJpegStateCreate(handle, &b.state), "nvjpegJpegStateCreate", ErrorCategory::decode);
-    // max_cpu_threads 1: one thread (the caller's) calls into this state.
-    check(nvjpegDecodeBatchedInitialize(handle, b.state, n, 1, format), "nvjpegDecodeBatchedInitialize",
-          ErrorCategory::decode);
-    b.channels = channels;
-    b.batch_size = n;
-    b.used = ++clock;
-    return b;
-  }
-  // After a failed batch ("also use [Initialize] to reset failed batches"): the state goes.
-  void drop(BatchState& b) {
-    if (b.state) nvjpegJpegStateDestroy(b.state);
-    b = BatchState{};
-  }
+    int batch_size = 0;  // as initialized; 0: must (re-)initialize (new, or after a failed batch)
+  } bgr, gray;
 
   ~Impl() {
-    for (BatchState& b : states)
-      if (b.state) nvjpegJpegStateDestroy(b.state);
+    for (BatchState* b : {&bgr, &gray})
+      if (b->state) nvjpegJpegStateDestroy(b->state);
     if (parsed) nvjpegJpegStreamDestroy(parsed);
   }
 };
@@ -181,10 +145,18 @@ void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> 
     destinations[k].channel[0] = outputs[k]->view().data;
     destinations[k].pitch[0] = outputs[k]->pitch_bytes();
   }
-  Impl::BatchState& b = d.state_for(channels, int(n), format);
+  Impl::BatchState& b = channels == 1 ? d.gray : d.bgr;
+  if (!b.state) check(nvjpegJpegStateCreate(d.handle, &b.state), "nvjpegJpegStateCreate", ErrorCategory::decode);
+  if (b.batch_size != int(n)) {
+    b.batch_size = 0;
+    // max_cpu_threads 1: one thread (the caller's) calls into this state.
+    check(nvjpegDecodeBatchedInitialize(d.handle, b.state, int(n), 1, format), "nvjpegDecodeBatchedInitialize",
+          ErrorCategory::decode);
+    b.batch_size = int(n);
+  }
   const nvjpegStatus_t s = nvjpegDecodeBatched(d.handle, b.state, data.data(), lengths.data(), destinations.data(), stream);
   if (s != NVJPEG_STATUS_SUCCESS) {
-    d.drop(b);
+    b.batch_size = 0;  // "also use [Initialize] to reset failed batches"
     check(s, "nvjpegDecodeBatched", ErrorCategory::decode);
   }
   // The folder job times the decode per batch and must know it succeeded before it runs any

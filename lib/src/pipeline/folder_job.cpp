@@ -587,7 +587,27 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   std::atomic<std::size_t> cpu_started{0};
   std::size_t cpu_start_limit = 0;
   if (const char* e = std::getenv("WK_CPU_START_FILES"); e && hybrid) cpu_start_limit = std::strtoull(e, nullptr, 10);
-  if (hybrid) {
+  // start_on_cpu: the GPU is started only for a job the CPU would take long over; starting it
+  // takes ~1-1.5 s on the H100 machine (context, nvJPEG, a first decode), and a process that
+  // exits while it is half-started pays ~0.15 s more for the driver's cleanup. The estimate:
+  // the input bytes at kCpuBytesPerSecond per worker (4K JPEG q90: ~2.2 MB in ~0.15 s of decode,
+  // operations and encode). WK_CPU_START_FILES (tests) always starts it.
+  bool start_the_gpu = hybrid && cpu_start_limit > 0;
+  if (hybrid && !start_the_gpu) {
+    constexpr double kCpuBytesPerSecond = 15e6, kWorthIt = 1.0;
+    double bytes = 0;
+    for (const auto& f : scan.files) {
+      std::error_code ec;
+      const auto size = fs::file_size(f.path, ec);
+      if (!ec) bytes += double(size);
+      if (bytes / (kCpuBytesPerSecond * workers) > kWorthIt) break;
+    }
+    start_the_gpu = bytes / (kCpuBytesPerSecond * workers) > kWorthIt;
+  }
+  // While the GPU starts, two cores (of four or more) stay with its start-up threads: with every
+  // core decoding, the nvJPEG handle took 0.6 s to make instead of 0.28 s.
+  const int cpu_phase_workers = hw >= 4 ? std::max(1, std::min(workers, hw - 2)) : workers;
+  if (start_the_gpu) {
     startup = std::make_shared<GpuStartup>();
     startup->left.assign(std::size_t(workers), false);
     startup->notice = [&rep](const std::string& m) { rep.notice(m); };
@@ -683,6 +703,12 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
           hand_over();
           // WK_CPU_START_FILES=N (tests): at most N files start on the CPU; after them the
           // workers wait for the start-up to settle, so a test knows which files go where.
+          if (!settled && w >= cpu_phase_workers) {
+            std::unique_lock<std::mutex> lock(startup->m);
+            startup->cv.wait(lock, [&] { return startup->state != GpuStartup::State::starting; });
+            lock.unlock();
+            hand_over();
+          }
           while (!settled && cpu_start_limit > 0) {
             std::size_t c = cpu_started.load();
             if (c < cpu_start_limit && cpu_started.compare_exchange_weak(c, c + 1)) break;
@@ -753,6 +779,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     if (at >= 0 && (gs.ready_s < 0 || at < gs.ready_s)) gs.ready_s = at;
   }
   services.clear();  // their threads have ended: every producer is done and the rest decoded
+  if (hybrid && !startup) gs.not_used = "a small job: the CPU alone ends sooner than the GPU would start";
   if (startup) {
     std::unique_lock<std::mutex> lock(startup->m);
     // Whether there is a GPU at all is known in milliseconds: wait for that much, so a machine
