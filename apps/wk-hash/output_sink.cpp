@@ -50,12 +50,11 @@ OutputSink::~OutputSink() {
   }
 }
 
-void OutputSink::flush_buffer() {
-  if (buffer_.empty()) return;
-  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+void OutputSink::put(const char* data, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (std::fwrite(data, 1, bytes, file_) != bytes)
     io_error(is_stdout_ ? std::filesystem::path("standard output") : target_, "write failed");
-  written_ += buffer_.size();
-  buffer_.clear();
+  written_ += bytes;
 #ifdef __linux__
   // Start the disk writeback of every 32 MiB written so far without waiting for it: the fsync in
   // commit() then has only the tail left to wait for, instead of the whole file.
@@ -68,9 +67,22 @@ void OutputSink::flush_buffer() {
 #endif
 }
 
+void OutputSink::flush_buffer() {
+  put(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
 void OutputSink::write(std::string_view text) {
-  buffer_.append(text);
-  if (buffer_.size() >= (std::size_t(1) << 20)) flush_buffer();
+  // Small pieces are gathered into 1 MiB writes; a large one (a slice of wk-hash's output, ~9 MB
+  // of md5crypt lines) is written from where it is, without a copy into the buffer.
+  constexpr std::size_t kBuffer = std::size_t(1) << 20;
+  if (buffer_.size() + text.size() < kBuffer) {
+    buffer_.append(text);
+    return;
+  }
+  flush_buffer();
+  if (text.size() >= kBuffer) put(text.data(), text.size());
+  else buffer_.append(text);
 }
 
 void OutputSink::commit() {

@@ -36,6 +36,7 @@ class OutputSink {
   std::uint64_t written_ = 0, synced_ = 0;  // bytes written; bytes whose writeback was started
   io::TemporaryRegistration registered_;  // so an interrupt handler can remove temp_
   void flush_buffer();
+  void put(const char* data, std::size_t bytes);  // to the file, counting bytes for the writeback
 };
 
 }  // namespace wk::app

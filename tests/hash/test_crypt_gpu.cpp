@@ -211,6 +211,116 @@ TEST_CASE("GPU CryptEngine equals the CPU engine on mixed methods and bad jobs",
   CHECK(gpu_out[1].ok());
 }
 
+TEST_CASE("GPU CryptEngine::crypt_fresh (fixed-size records) equals libxcrypt, every method", "[gpu][hash]") {
+  std::mt19937 rng(23);
+  CryptEngine engine(Backend::gpu);
+  for (int variant = 0; variant < 2; ++variant)
+    for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
+      HashOptions o;
+      o.method = m;
+      if (variant && (m == Method::sha256crypt || m == Method::sha512crypt)) o.rounds = 1000 + int(rng() % 100);
+      if (m == Method::bcrypt) {
+        o.cost = 4;
+        o.bcrypt_variant = variant ? 'a' : 'b';
+      }
+      // Under compute-sanitizer a few dozen jobs; else thousands (every boundary length several times).
+      const std::size_t n = wk::test::sanitizer_run() ? 24 : m == Method::bcrypt ? 600 : 4000;
+      CAPTURE(method_name(m), variant, n);
+      const std::size_t record = generated_setting_bytes(o), bytes = crypt_string_bytes(o), stride = bytes + 5;
+      std::string settings(n * record, '\0');
+      generate_settings_into(o, n, settings.data());
+      std::vector<std::string> passwords(n);
+      std::vector<std::string_view> views(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        passwords[i] = random_password(rng, random_length(rng));
+        views[i] = passwords[i];
+      }
+      std::string out(n * stride, '#');
+      std::size_t last = 0;
+      bool monotonic = true;
+      engine.crypt_fresh(FreshJobs{o, settings, views}, out.data(), stride, [&](std::size_t done) {
+        monotonic &= done >= last && done <= n;
+        last = done;
+      });
+      CHECK(monotonic);
+      CHECK(last == n);
+      std::vector<Vec> v(n);
+      for (std::size_t i = 0; i < n; ++i) v[i] = {settings.substr(i * record, record), passwords[i]};
+      const std::vector<std::string> want = reference(v);
+      int bad = 0, overwritten = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        bad += out.substr(i * stride, bytes) != want[i];
+        overwritten += out.substr(i * stride + bytes, stride - bytes) != std::string(stride - bytes, '#');
+      }
+      CHECK(bad == 0);
+      CHECK(overwritten == 0);
+    }
+}
+
+TEST_CASE("wk-hash hash --device gpu: the fixed-record path equals the generic path and libxcrypt", "[gpu][hash][cli]") {
+  namespace wt = wk::test;
+  wt::TempDir dir;
+  std::mt19937 rng(24);
+  const std::size_t n = wt::sanitizer_run() ? 200 : 30000;
+  std::string input;
+  std::vector<std::string> pw(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string p = random_password(rng, i % 101 == 7 ? 600 : random_length(rng) % 80, true);
+    for (char& ch : p)
+      if (ch == ':') ch = '_';
+    pw[i] = p;
+    input += (i % 89 == 3 ? std::string() : "u" + std::to_string(i)) + ":" + p + "\n";  // some lines without a user
+  }
+  wt::write_bytes(dir / "pw.txt", input);
+  const std::string exe = wt::sh_quote(WK_HASH_EXE);
+  const std::string args = " hash -q --device gpu --method md5crypt --users --json -i " + wt::sh_quote((dir / "pw.txt").string());
+  // Slices of 9000 lines end inside chunks of 8192; WK_HASH_GENERIC=1 is the LineJob path.
+  const auto fast = wt::run("sh -c " + wt::sh_quote("WK_HASH_SLICE_LINES=9000 " + exe + args + " 2>/dev/null"));
+  const auto generic = wt::run("sh -c " + wt::sh_quote("WK_HASH_GENERIC=1 " + exe + args + " 2>/dev/null"));
+  CHECK(fast.exit_code == 1);
+  CHECK(generic.exit_code == 1);
+  // Each line's crypt string checked by libxcrypt, then masked: the rest must be equal.
+  auto masked = [&](const std::string& out, int& wrong) {
+    std::string m;
+    std::size_t rows = 0;
+    for (std::size_t at = 0; at < out.size(); ++rows) {
+      const std::size_t nl = out.find('\n', at);
+      std::string row = out.substr(at, nl - at);
+      at = nl == std::string::npos ? out.size() : nl + 1;
+      const std::size_t h = row.find("\"hash\":\"");
+      if (h != std::string::npos) {
+        const std::size_t b = h + 8, e = row.find('"', b);
+        const std::string hash = row.substr(b, e - b);
+        wrong += crypt_libxcrypt(hash, pw[rows]).value_or("") != hash;
+        row.replace(b, e - b, "<H>");
+      }
+      m += row + "\n";
+    }
+    wrong += rows != n;
+    return m;
+  };
+  int wrong = 0;
+  const std::string f = masked(fast.output, wrong);
+  CHECK(wrong == 0);
+  CHECK(f == masked(generic.output, wrong));
+  CHECK(wrong == 0);
+  // Plain output: one line per good password, byte for byte a crypt string libxcrypt reproduces.
+  const auto plain = wt::run("sh -c " + wt::sh_quote(exe + " hash -q --device gpu --method sha256crypt --rounds 1000 -i " +
+                                                     wt::sh_quote((dir / "pw.txt").string()) + " 2>/dev/null"));
+  std::size_t bad = 0, at = 0;
+  for (std::size_t i = 0; i < n && at < plain.output.size(); ++i) {
+    if (pw[i].size() > 511) continue;  // rejected, no output line
+    // Without --users the whole line is the password.
+    const std::string whole = (i % 89 == 3 ? std::string() : "u" + std::to_string(i)) + ":" + pw[i];
+    const std::size_t nl = plain.output.find('\n', at);
+    const std::string h = plain.output.substr(at, nl - at);
+    at = nl + 1;
+    bad += crypt_libxcrypt(h, whole).value_or("") != h;
+  }
+  CHECK(bad == 0);
+  CHECK(at == plain.output.size());
+}
+
 TEST_CASE("wk-hash --device gpu equals --device cpu (crypt, verify, hash)", "[gpu][hash][cli]") {
   namespace wt = wk::test;
   using wt::run;

@@ -56,6 +56,38 @@ TEST_CASE("split_lines equals a plain splitter, across 1 MiB pieces", "[hash][in
   }
 }
 
+TEST_CASE("LineIndex: any range of lines equals split_lines, across 64 KiB pieces", "[hash][input]") {
+  std::mt19937 rng(6);
+  for (int t = 0; t < 4; ++t) {
+    // ~1 MiB: short lines (many per piece), and with t odd some lines longer than a piece.
+    std::string s;
+    while (s.size() < (std::size_t(1) << 20)) {
+      const std::size_t len = t % 2 && rng() % 50 == 0 ? 70000 + rng() % 100000 : rng() % 12;
+      s.append(len, char('a' + rng() % 26));
+      if (rng() % 5 == 0) s += '\r';
+      s += '\n';
+    }
+    if (t >= 2) s.pop_back();  // no final newline
+    const auto all = wk::hash::split_lines(s);
+    const wk::hash::LineIndex index(s);
+    REQUIRE(index.size() == all.size());
+    for (int r = 0; r < 40; ++r) {
+      const std::size_t first = rng() % all.size(), count = std::min<std::size_t>(all.size() - first, 1 + rng() % 30000);
+      CAPTURE(t, first, count);
+      std::vector<std::string_view> got(count);
+      index.get(first, got);
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < count; ++i) differ += got[i].data() != all[first + i].data() || got[i] != all[first + i];
+      CHECK(differ == 0);
+    }
+    std::vector<std::string_view> past(2);
+    CHECK_THROWS(index.get(all.size() - 1, past));
+  }
+  CHECK(wk::hash::LineIndex("").size() == 0);
+  CHECK(wk::hash::LineIndex("a").size() == 1);
+  CHECK(wk::hash::LineIndex("a\n").size() == 1);
+}
+
 TEST_CASE("read_secret_input returns the file's bytes", "[hash][input]") {
   const auto path = std::filesystem::temp_directory_path() / "wk-test-secret-input.txt";
   std::string bytes;

@@ -181,3 +181,42 @@ TEST_CASE("generated settings: right shape, libxcrypt accepts them, salts differ
   bad.cost = 3;
   CHECK_THROWS_AS(generate_setting(bad), wk::Error);
 }
+
+TEST_CASE("generate_settings_into: fixed-size records, the lengths of setting and crypt string, libxcrypt agrees",
+          "[hash][setting]") {
+  for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
+    for (int variant = 0; variant < 2; ++variant) {
+      HashOptions o;
+      o.method = m;
+      if (m == Method::bcrypt) {
+        o.cost = variant ? 4 : 12;
+        o.bcrypt_variant = variant ? 'y' : 'b';
+      }
+      if (variant && (m == Method::sha256crypt || m == Method::sha512crypt)) o.rounds = 1234;
+      const std::size_t record = generated_setting_bytes(o), count = 20000;  // more than one RAND_bytes group
+      CAPTURE(method_name(m), variant, record);
+      std::string text(record * count + 1, '#');
+      generate_settings_into(o, count, text.data());
+      CHECK(text.back() == '#');  // nothing written past the last record
+      std::set<std::string> distinct;
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::string s = text.substr(i * record, record);
+        distinct.insert(s);
+        if (i % 997 != 0) continue;
+        CAPTURE(s);
+        const SettingParse p = parse_setting(s);
+        REQUIRE(p.setting);
+        CHECK(p.setting->method == m);
+        if (m == Method::bcrypt) CHECK(p.setting->prefix == s);
+        else CHECK(p.setting->prefix == s + "$");
+        if (m == Method::bcrypt && o.cost == 12) continue;  // too slow to hash here
+        const auto ref = crypt_libxcrypt(s, "password");
+        REQUIRE(ref);
+        CHECK(ref->size() == crypt_string_bytes(o));
+        CHECK(ref->substr(0, record) == s);
+      }
+      CHECK(distinct.size() == count);
+      CHECK(generate_settings(o, 3)[0].size() == record);
+    }
+  }
+}

@@ -325,3 +325,119 @@ TEST_CASE("wk-hash on hostile outputs: a full disk, an -o that is a folder, name
   CHECK(odd.exit_code == 0);
   CHECK(lines_of(read_bytes(dir / "-out")).size() == 2);
 }
+
+namespace {
+
+// wk-hash hash's output with every crypt string replaced by "<H>", after checking it (its length;
+// every 7th against libxcrypt with its line's password) (pw_of_line: 1-based line -> password; output lines in
+// order name their input line through `line_of`). Salts are fresh in every run, so two runs'
+// outputs are equal exactly when their masked forms are.
+std::string masked(const std::string& out, const std::vector<std::string>& pw_of_line, const std::vector<std::size_t>& line_of,
+                   bool json, int& wrong) {
+  std::string result;
+  std::size_t hash_bytes = 0;
+  const auto rows = lines_of(out);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string row = rows[r];
+    std::size_t line = r < line_of.size() ? line_of[r] : 0;
+    if (json) line = nlohmann::json::parse(row)["line"].get<std::size_t>();
+    const std::size_t at = row.find('$');
+    if (at != std::string::npos) {
+      const std::size_t end = json ? row.find('"', at) : row.size();
+      const std::string h = row.substr(at, end - at);
+      // Every 7th checked (libxcrypt is slow on the CI's cores); all have one length.
+      if (!hash_bytes) hash_bytes = h.size();
+      if (line == 0 || line > pw_of_line.size() || h.size() != hash_bytes) ++wrong;
+      else if (r % 7 == 0 && wk::hash::crypt_libxcrypt(h, pw_of_line[line - 1]).value_or("") != h) ++wrong;
+      row.replace(at, end - at, "<H>");
+    }
+    result += row + "\n";
+  }
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("wk-hash hash: the fixed-record path equals the generic path (many lines, --users, --json, errors)", "[hash][cli]") {
+  // 12000 lines: chunks of 8192 lines inside a slice, and with WK_HASH_SLICE_LINES=9000 slices
+  // that end inside a chunk. Failed lines (no user, an empty user, 600 bytes, a NUL byte) scattered;
+  // user names that JSON must escape (quotes, backslashes, control and 8-bit bytes); CRLF.
+  TempDir dir;
+  std::mt19937 rng(2026);
+  const std::size_t n = 12000;
+  std::string input;
+  std::vector<std::string> pw_plain(n), pw_users(n);  // the password of each line, without / with --users
+  std::vector<bool> bad_plain(n), bad_users(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int kind = int(rng() % 97);
+    std::string user = "user" + std::to_string(i);
+    if (kind == 1) user = "q\"uo\\te";
+    if (kind == 2) user = "tab\there\x01\xc3\xa4\xff";
+    std::string pw = wk::hash::test::random_password(rng, int(rng() % 24), kind % 3 != 0);
+    for (char& ch : pw)
+      if (ch == '\n' || ch == '\r' || ch == ':' || ch == '\0') ch = '_';
+    std::string text = user + ":" + pw;
+    if (kind == 3) text = "no-colon-" + pw;
+    if (kind == 4) text = ":" + pw;
+    if (kind == 5) text = user + ":" + std::string(600, 'Q');
+    if (kind == 6) text = user + ":a" + std::string(1, '\0') + "b";
+    input += text + (kind == 7 ? "\r\n" : "\n");
+    pw_plain[i] = text;
+    const std::size_t colon = text.find(':');
+    pw_users[i] = colon == std::string::npos ? "" : text.substr(colon + 1);
+    bad_plain[i] = kind == 5 || kind == 6;
+    bad_users[i] = kind >= 3 && kind <= 6;
+  }
+  write_bytes(dir / "pw.txt", input);
+  // (libxcrypt on the CI's few cores: three runs of each path, not every combination.)
+  const std::pair<const char*, const char*> runs[] = {
+      {"", ""}, {"", "--users --json"}, {"WK_HASH_SLICE_LINES=9000 ", "--users"}, {"WK_HASH_SLICE_LINES=9000 ", "--json"}};
+  for (const auto& run_args : runs) {
+    const std::string slices = run_args.first, mode = run_args.second;
+    {
+      CAPTURE(slices, mode);
+      const bool users = mode.find("users") != std::string::npos, json = mode.find("json") != std::string::npos;
+      const std::string args = "hash --device cpu -q --method md5crypt " + mode + " -i " + sh_quote((dir / "pw.txt").string());
+      const auto fast = run("sh -c " + sh_quote(slices + exe() + " " + args + " >" + sh_quote((dir / "fast.txt").string()) +
+                                                " 2>" + sh_quote((dir / "fast.err").string())));
+      const auto generic = run("sh -c " + sh_quote(slices + "WK_HASH_GENERIC=1 " + exe() + " " + args + " >" +
+                                                   sh_quote((dir / "generic.txt").string()) + " 2>" + sh_quote((dir / "generic.err").string())));
+      CHECK(fast.exit_code == 1);
+      CHECK(generic.exit_code == 1);
+      const auto& bad = users ? bad_users : bad_plain;
+      std::vector<std::size_t> line_of;  // output row -> input line (text output: the good lines only)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!bad[i]) line_of.push_back(i + 1);
+      int wrong = 0;
+      const std::string f = masked(read_bytes(dir / "fast.txt"), users ? pw_users : pw_plain, line_of, json, wrong);
+      const std::string g = masked(read_bytes(dir / "generic.txt"), users ? pw_users : pw_plain, line_of, json, wrong);
+      CHECK(wrong == 0);
+      CHECK(lines_of(f).size() == (json ? n : line_of.size()));
+      CHECK(f == g);
+      CHECK(read_bytes(dir / "fast.err") == read_bytes(dir / "generic.err"));
+      CHECK(read_bytes(dir / "fast.err").find("line ") != std::string::npos);
+    }
+  }
+  // Every method through both paths (fewer lines: bcrypt and sha-crypt are slow on the CPU).
+  std::string few;
+  for (std::size_t i = 0; i < 100; ++i) few += pw_users[i].empty() ? "x:\n" : "u" + std::to_string(i) + ":" + pw_users[i] + "\n";
+  write_bytes(dir / "few.txt", few);
+  std::vector<std::string> few_pw;
+  for (std::size_t i = 0; i < 100; ++i) few_pw.push_back(pw_users[i]);
+  for (const char* method : {"sha256crypt --rounds 1000", "sha512crypt", "bcrypt --cost 4 --bcrypt-variant 2y"})
+    for (const char* mode : {"--users", "--users --json"}) {
+      CAPTURE(method, mode);
+      const bool json = std::string(mode).find("json") != std::string::npos;
+      const std::string args = std::string("hash --device cpu -q --method ") + method + " " + mode + " -i " + sh_quote((dir / "few.txt").string());
+      const Run fast = run_split(dir, args);
+      const auto generic = run("sh -c " + sh_quote("WK_HASH_GENERIC=1 " + exe() + " " + args + " 2>/dev/null"));
+      std::vector<std::size_t> line_of;
+      for (std::size_t i = 0; i < 100; ++i)
+        if (few_pw[i].size() <= 511 && few_pw[i].find('\0') == std::string::npos) line_of.push_back(i + 1);
+      int wrong = 0;
+      const std::string f = masked(fast.out, few_pw, line_of, json, wrong);
+      CHECK(wrong == 0);
+      CHECK(f == masked(generic.output, few_pw, line_of, json, wrong));
+      CHECK(fast.code == generic.exit_code);
+    }
+}

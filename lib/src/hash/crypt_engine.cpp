@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <optional>
 #include <thread>
@@ -154,6 +155,73 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
     if (progress) progress(done.load());
   cpu_part.get();
   if (gpu_error) std::rethrow_exception(gpu_error);
+  if (progress) progress(done.load());
+}
+
+void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stride, const ProgressFn& progress) {
+  const HashOptions& o = jobs.options;
+  const std::size_t record = generated_setting_bytes(o), bytes = crypt_string_bytes(o), n = jobs.passwords.size();
+  if (jobs.settings.size() != record * n)
+    throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: the settings differ from the passwords in count");
+  if (stride < bytes) throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: records shorter than a crypt string");
+  if (n == 0) return;
+  if (impl_->gpu.valid()) {
+    const auto ready = impl_->gpu;
+    const std::shared_ptr<gpu::Runner> runner = ready.get();
+    std::size_t done = 0;
+    runner->run_fresh(o, jobs.settings, jobs.passwords, out, stride, [&](std::size_t more) {
+      done += more;
+      if (progress) progress(done);
+    });
+    return;
+  }
+  // CPU: libxcrypt on all cores, each result checked to have the one length these options give.
+  std::atomic<std::size_t> next{0}, done{0};
+  std::atomic<bool> rejected{false};
+  constexpr std::size_t kChunk = 8;
+  auto worker = [&] {
+    auto data = std::make_unique<crypt_data>();
+    char pw[CRYPT_MAX_PASSPHRASE_SIZE];
+    std::string setting(record, '\0');
+    for (;;) {
+      const std::size_t begin = next.fetch_add(kChunk);
+      if (begin >= n) break;
+      const std::size_t end = std::min(n, begin + kChunk);
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::string_view p = jobs.passwords[i];
+        if (p.size() >= sizeof pw) {
+          rejected = true;
+          continue;
+        }
+        std::copy(p.begin(), p.end(), pw);
+        pw[p.size()] = '\0';
+        setting.assign(jobs.settings.substr(i * record, record));
+        const char* r = crypt_rn(pw, setting.c_str(), data.get(), int(sizeof(crypt_data)));
+        OPENSSL_cleanse(pw, p.size() + 1);
+        if (!r || r[0] == '*' || std::strlen(r) != bytes) {
+          rejected = true;
+          continue;
+        }
+        std::memcpy(out + i * stride, r, bytes);
+      }
+      done.fetch_add(end - begin);
+    }
+    OPENSSL_cleanse(pw, sizeof pw);
+    OPENSSL_cleanse(data.get(), sizeof(crypt_data));
+  };
+  {
+    nvtx::Range r("libxcrypt", nvtx::Color::compute);
+    const unsigned threads = std::max(1u, std::min<unsigned>(impl_->threads, unsigned((n + kChunk - 1) / kChunk)));
+    // `threads` workers; this thread reports progress meanwhile (as crypt() does).
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (int tick = 0; progress && next.load() < n; ++tick) {
+      if (tick % 20 == 0) progress(done.load());  // every ~100 ms
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    for (auto& t : pool) t.join();
+  }
+  if (rejected) throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: libxcrypt rejected a fresh setting or a password");
   if (progress) progress(done.load());
 }
 

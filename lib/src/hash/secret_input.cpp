@@ -88,38 +88,63 @@ SecretBuffer read_secret_input(const std::filesystem::path& path) {
   return out;
 }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  // Two passes on all cores: count the lines of each piece, then fill each piece's share.
-  constexpr std::size_t kPiece = std::size_t(1) << 20;
-  const std::size_t pieces = (text.size() + kPiece - 1) / kPiece;
-  std::vector<std::size_t> first(pieces + 1, 0);  // lines starting in piece p: first[p]..first[p + 1]
+namespace {
+// 64 KiB: a 2^18-line slice of short passwords (~2 MB) spans ~32 pieces, one per core and more.
+constexpr std::size_t kLinePiece = std::size_t(1) << 16;
+}  // namespace
+
+LineIndex::LineIndex(std::string_view text) : text_(text) {
+  // Lines starting in each piece, counted on all cores; then their running sum.
+  const std::size_t pieces = (text.size() + kLinePiece - 1) / kLinePiece;
+  first_.assign(pieces + 1, 0);
   auto starts_line = [&](std::size_t at) { return at == 0 || text[at - 1] == '\n'; };
-  parallel_for(pieces, 1, [&](std::size_t p, std::size_t) {
-    const std::size_t begin = p * kPiece, end = std::min(text.size(), begin + kPiece);
-    std::size_t count = starts_line(begin) ? 1 : 0;
-    for (const char* c = text.data() + begin; (c = static_cast<const char*>(std::memchr(c, '\n', std::size_t(text.data() + end - c))));)
-      if (++c < text.data() + text.size() && c < text.data() + end) ++count;
-    first[p + 1] = count;
+  parallel_for(pieces, 16, [&](std::size_t p0, std::size_t p1) {
+    for (std::size_t p = p0; p < p1; ++p) {
+      const std::size_t begin = p * kLinePiece, end = std::min(text.size(), begin + kLinePiece);
+      std::size_t count = starts_line(begin) ? 1 : 0;
+      for (const char* c = text.data() + begin; (c = static_cast<const char*>(std::memchr(c, '\n', std::size_t(text.data() + end - c))));)
+        if (++c < text.data() + text.size() && c < text.data() + end) ++count;
+      first_[p + 1] = count;
+    }
   });
-  for (std::size_t p = 0; p < pieces; ++p) first[p + 1] += first[p];
-  std::vector<std::string_view> lines(first[pieces]);
-  parallel_for(pieces, 1, [&](std::size_t p, std::size_t) {
-    const std::size_t begin = p * kPiece, end = std::min(text.size(), begin + kPiece);
+  for (std::size_t p = 0; p < pieces; ++p) first_[p + 1] += first_[p];
+}
+
+void LineIndex::get(std::size_t first, std::span<std::string_view> out) const {
+  if (out.empty()) return;
+  const std::size_t last = first + out.size();  // exclusive
+  if (last > size()) throw Error(ErrorCategory::internal, "LineIndex::get: lines past the end");
+  // The pieces holding the starts of lines first .. last - 1.
+  const std::size_t p_begin = std::size_t(std::upper_bound(first_.begin(), first_.end(), first) - first_.begin()) - 1;
+  const std::size_t p_end = std::size_t(std::lower_bound(first_.begin(), first_.end(), last) - first_.begin());
+  const std::string_view text = text_;
+  auto starts_line = [&](std::size_t at) { return at == 0 || text[at - 1] == '\n'; };
+  parallel_for(p_end - p_begin, 1, [&](std::size_t q, std::size_t) {
+    const std::size_t p = p_begin + q;
+    const std::size_t begin = p * kLinePiece, end = std::min(text.size(), begin + kLinePiece);
     std::size_t at = begin;
     if (!starts_line(at)) {
       const void* nl = std::memchr(text.data() + at, '\n', end - at);
       if (!nl) return;
       at = std::size_t(static_cast<const char*>(nl) - text.data()) + 1;
     }
-    for (std::size_t k = first[p]; at < end; ++k) {
+    for (std::size_t k = first_[p]; at < end && k < last; ++k) {
       const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
       const std::size_t stop = nl ? std::size_t(static_cast<const char*>(nl) - text.data()) : text.size();
-      std::string_view line = text.substr(at, stop - at);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      lines[k] = line;
+      if (k >= first) {
+        std::string_view line = text.substr(at, stop - at);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        out[k - first] = line;
+      }
       at = stop + 1;
     }
   });
+}
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  const LineIndex index(text);
+  std::vector<std::string_view> lines(index.size());
+  index.get(0, lines);
   return lines;
 }
 

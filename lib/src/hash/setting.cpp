@@ -2,10 +2,12 @@
 // against crypt_rn itself by tests/hash/test_setting.cpp (random settings, every boundary).
 #include "wk/hash/setting.hpp"
 
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "wk/core/error.hpp"
@@ -167,45 +169,91 @@ void salt_text(char* out, const unsigned char* bytes, int n) {
 }
 }  // namespace
 
-std::vector<std::string> generate_settings(const HashOptions& o, std::size_t count) {
-  check_hash_options(o);
-  // The fixed text before the salt, the salt's characters and the random bytes behind them.
+namespace {
+// The fixed text before the salt, the salt's characters and the random bytes behind them.
+struct SettingShape {
   std::string head;
-  std::size_t salt_len = 0, salt_bytes = 0;
+  std::size_t salt_chars = 0, salt_bytes = 0;
+};
+SettingShape setting_shape(const HashOptions& o) {
+  check_hash_options(o);
+  SettingShape s;
   switch (o.method) {
     case Method::md5crypt:
-      head = "$1$";
-      salt_len = hd::kMaxMd5SaltBytes;
+      s.head = "$1$";
+      s.salt_chars = hd::kMaxMd5SaltBytes;
       break;
     case Method::sha256crypt:
     case Method::sha512crypt:
-      head = o.method == Method::sha256crypt ? "$5$" : "$6$";
-      if (o.rounds) head += "rounds=" + std::to_string(*o.rounds) + "$";
-      salt_len = hd::kMaxShaSaltBytes;
+      s.head = o.method == Method::sha256crypt ? "$5$" : "$6$";
+      if (o.rounds) s.head += "rounds=" + std::to_string(*o.rounds) + "$";
+      s.salt_chars = hd::kMaxShaSaltBytes;
       break;
     case Method::bcrypt: {
       char text[8];
       std::snprintf(text, sizeof text, "$2%c$%02u$", o.bcrypt_variant, o.cost);
-      head = text;
-      salt_bytes = 16;  // 128 bits, as 22 characters of bcrypt's own base-64
-      salt_len = 22;
+      s.head = text;
+      s.salt_bytes = 16;  // 128 bits, as 22 characters of bcrypt's own base-64
+      s.salt_chars = 22;
       break;
     }
     case Method::other: throw Error(ErrorCategory::usage, "hash: unsupported method");
   }
-  if (!salt_bytes) salt_bytes = (salt_len * 6 + 7) / 8;  // 6 bits per crypt-alphabet character
-  std::vector<unsigned char> random(salt_bytes * count);
-  random_bytes(random.data(), random.size());
-  std::vector<std::string> out(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const unsigned char* r = random.data() + i * salt_bytes;
-    char chars[23] = {};
-    if (o.method == Method::bcrypt) hd::bcrypt_b64_encode(chars, r, 16);
-    else salt_text(chars, r, int(salt_len));
-    std::string& s = out[i];
-    s.reserve(head.size() + salt_len);
-    s.append(head).append(chars, salt_len);
+  if (!s.salt_bytes) s.salt_bytes = (s.salt_chars * 6 + 7) / 8;  // 6 bits per crypt-alphabet character
+  return s;
+}
+}  // namespace
+
+std::size_t generated_setting_bytes(const HashOptions& o) {
+  const SettingShape s = setting_shape(o);
+  return s.head.size() + s.salt_chars;
+}
+
+std::size_t crypt_string_bytes(const HashOptions& o) {
+  const std::size_t setting = generated_setting_bytes(o);
+  switch (o.method) {
+    case Method::md5crypt: return setting + 1 + hd::kMd5cryptHashChars;
+    case Method::sha256crypt: return setting + 1 + hd::kSha256cryptHashChars;
+    case Method::sha512crypt: return setting + 1 + hd::kSha512cryptHashChars;
+    case Method::bcrypt: return setting + hd::kBcryptHashChars;  // no '$' between salt and hash
+    default: break;
   }
+  throw Error(ErrorCategory::usage, "hash: unsupported method");
+}
+
+void generate_settings_into(const HashOptions& o, std::size_t count, char* out) {
+  const SettingShape shape = setting_shape(o);
+  const std::size_t record = shape.head.size() + shape.salt_chars;
+  // Salts in groups: one RAND_bytes call per 64 KiB of random bytes (a call per salt costs more
+  // than the formatting), drawn into a small buffer that stays in the cache.
+  constexpr std::size_t kGroupBytes = std::size_t(1) << 16;
+  const std::size_t per_group = std::max<std::size_t>(1, kGroupBytes / shape.salt_bytes);
+  std::vector<unsigned char> random(std::min(count, per_group) * shape.salt_bytes);
+  for (std::size_t g = 0; g < count; g += per_group) {
+    const std::size_t n = std::min(per_group, count - g);
+    random_bytes(random.data(), n * shape.salt_bytes);
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned char* r = random.data() + i * shape.salt_bytes;
+      char* s = out + (g + i) * record;
+      std::memcpy(s, shape.head.data(), shape.head.size());
+      if (o.method == Method::bcrypt) {
+        char chars[23];
+        hd::bcrypt_b64_encode(chars, r, 16);
+        std::memcpy(s + shape.head.size(), chars, 22);
+      } else {
+        salt_text(s + shape.head.size(), r, int(shape.salt_chars));
+      }
+    }
+  }
+  OPENSSL_cleanse(random.data(), random.size());  // salts are public, but leave no RNG output behind
+}
+
+std::vector<std::string> generate_settings(const HashOptions& o, std::size_t count) {
+  const std::size_t record = generated_setting_bytes(o);
+  std::string text(record * count, '\0');
+  generate_settings_into(o, count, text.data());
+  std::vector<std::string> out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i].assign(text, i * record, record);
   return out;
 }
 

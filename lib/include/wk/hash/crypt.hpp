@@ -36,6 +36,17 @@ struct CryptOutcome {
 // Called from the calling thread with the number of jobs finished so far.
 using ProgressFn = std::function<void(std::size_t done)>;
 
+// Jobs that all take fresh settings of one HashOptions (wk-hash hash), with no object per job on
+// either side: the settings as fixed-size records, the crypt strings written into fixed-size
+// records of the caller's buffer (a few hundred nanoseconds of strings and parsing per job
+// otherwise: md5crypt's kernel does 70 M hashes/s).
+struct FreshJobs {
+  HashOptions options;                          // checked (check_hash_options)
+  std::string_view settings;                    // passwords.size() records of generated_setting_bytes(options),
+                                                // as generate_settings_into writes them
+  std::span<const std::string_view> passwords;  // each accepted by check_password
+};
+
 class CryptEngine {
  public:
   // GPU: starts the device side on a helper thread (CUDA context on device 0, the known-answer
@@ -55,6 +66,12 @@ class CryptEngine {
   // once on one engine (each GPU call uses its own stream): one call's host work then overlaps
   // another's kernels.
   void crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress = {});
+
+  // Job i's crypt string -- crypt_string_bytes(jobs.options) bytes, byte-identical to crypt_rn's --
+  // to out + i * stride (stride >= crypt_string_bytes; the bytes after it in each record are left
+  // as they are). `out` holds passwords.size() * stride bytes. Thread-safe like crypt(). A fresh
+  // setting cannot be rejected: a failure throws wk::Error{internal}.
+  void crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stride, const ProgressFn& progress = {});
 
  private:
   struct Impl;

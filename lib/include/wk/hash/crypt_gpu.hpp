@@ -83,6 +83,11 @@ class DeviceBatch {
   // freed by the batch). Every later call must use the same stream.
   DeviceBatch(Method method, std::span<const Setting* const> settings, std::span<const std::string_view> passwords,
               Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
+  // Jobs of fresh settings of one HashOptions (wk-hash hash), with no Setting per job: `settings`
+  // holds passwords.size() records of generated_setting_bytes(options) bytes, as
+  // generate_settings_into writes them (they are read here only: the batch keeps no pointer).
+  DeviceBatch(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
+              Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
   ~DeviceBatch();
   DeviceBatch(const DeviceBatch&) = delete;
   DeviceBatch& operator=(const DeviceBatch&) = delete;
@@ -105,6 +110,10 @@ class DeviceBatch {
            const std::function<void()>& queued = {});
   // Copies the results back (synchronizes `stream`); out[i] is the crypt string of job i.
   void results(cudaStream_t stream, std::vector<std::string>& out);
+  // The same into fixed-size records, no string per job: job i's crypt string at out + i * stride
+  // (stride >= the longest crypt string of the batch; crypt_string_bytes(options) for a batch of
+  // fresh settings); the bytes after it in each record are left as they are.
+  void results_into(cudaStream_t stream, char* out, std::size_t stride);
 
   struct Impl;
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -38,5 +39,20 @@ SecretBuffer read_secret_input(const std::filesystem::path& path);
 // Lines of `text`: split at LF, one trailing CR removed from each line (CRLF input), no line
 // after a final newline. An empty line is an empty string (an empty password). On all cores.
 std::vector<std::string_view> split_lines(std::string_view text);
+
+// The same lines, located a range at a time (wk-hash hash takes 2^18 at a time): construction
+// counts the lines of each 64 KiB piece on all cores -- no view per line of the whole text --,
+// get() fills the views of a range of lines on all cores. split_lines is get() of every line.
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view text);
+  std::size_t size() const noexcept { return first_.empty() ? 0 : first_.back(); }
+  // Lines first .. first + out.size() - 1 (0-based; first + out.size() <= size()) into out.
+  void get(std::size_t first, std::span<std::string_view> out) const;
+
+ private:
+  std::string_view text_;
+  std::vector<std::size_t> first_;  // lines starting before piece p: first_[p]; first_.back(): all
+};
 
 }  // namespace wk::hash

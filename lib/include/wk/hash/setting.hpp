@@ -5,6 +5,7 @@
 // A "setting" is what crypt(3) takes besides the password: "$6$rounds=10000$SALT", or a whole
 // crypt string ("$6$SALT$HASH"), whose hash part is then ignored.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,5 +68,16 @@ std::string generate_setting(const HashOptions& options);
 // `count` fresh settings, the salts drawn with one RAND_bytes call per few thousand (what wk-hash
 // draws per slice of input; one call per salt costs more than the formatting).
 std::vector<std::string> generate_settings(const HashOptions& options, std::size_t count);
+
+// The fixed-size form of the same (wk-hash hash): every setting of one HashOptions has the same
+// length, generated_setting_bytes(options) ("$1$" + 8 salt characters = 11, "$6$" + 16 = 19,
+// "$6$rounds=N$" + 16, "$2b$05$" + 22 = 29), and so has every crypt string made from one,
+// crypt_string_bytes(options) (34, 63 / 106 + the rounds=N$ part, 60).
+std::size_t generated_setting_bytes(const HashOptions& options);
+std::size_t crypt_string_bytes(const HashOptions& options);
+// `count` fresh settings written back to back into out[0 .. count * generated_setting_bytes)
+// (no separator, no NUL): the same text generate_settings makes, with no object per setting.
+// Salts drawn from RAND_bytes in one call per 64 KiB. Thread-safe (wk-hash calls it on all cores).
+void generate_settings_into(const HashOptions& options, std::size_t count, char* out);
 
 }  // namespace wk::hash

@@ -20,6 +20,7 @@
 #include "wk/hash/crypt_gpu.hpp"
 #include "wk/hash/hd/bcrypt.hpp"
 #include "wk/hash/hd/crypt_base64.hpp"
+#include "wk/hash/hd/shacrypt.hpp"
 
 namespace wk::hash::gpu {
 
@@ -95,6 +96,33 @@ template <class T>
 void wipe_device(DeviceBuffer<T>& d, cudaStream_t stream) {
   if (d.get()) cudaMemsetAsync(d.get(), 0, d.bytes(), stream);
 }
+
+// Where a batch's jobs come from: a parsed Setting per job, or fixed-size records of fresh settings
+// of one HashOptions (wk-hash hash), read in place -- no object per job.
+struct JobSource {
+  Method method = Method::other;
+  std::span<const std::string_view> passwords;
+  std::span<const Setting* const> settings;  // parsed settings; empty for records
+  std::string_view records;                  // records: passwords.size() * record_bytes bytes
+  std::size_t record_bytes = 0, salt_at = 0, salt_chars = 0;
+  std::uint32_t rounds = 0;  // records: every job's round count (bcrypt: the cost)
+  char bcrypt_variant = 0;   // records, bcrypt
+
+  std::size_t size() const noexcept { return passwords.size(); }
+  bool parsed() const noexcept { return !settings.empty() || records.empty(); }
+  std::string_view salt(std::size_t i) const {
+    return parsed() ? std::string_view(settings[i]->salt) : records.substr(i * record_bytes + salt_at, salt_chars);
+  }
+  std::uint32_t rounds_of(std::size_t i) const { return parsed() ? settings[i]->rounds : rounds; }
+  char bcrypt_variant_of(std::size_t i) const { return parsed() ? settings[i]->bcrypt_variant : bcrypt_variant; }
+  // bcrypt: the 16 salt bytes (records hold the 22 characters, canonical: generate_settings_into
+  // encoded them from 16 random bytes).
+  void bcrypt_salt(std::size_t i, std::uint8_t* out) const {
+    if (parsed()) std::memcpy(out, settings[i]->bcrypt_salt.data(), 16);
+    else if (!hd::bcrypt_b64_decode(out, records.data() + i * record_bytes + salt_at, 16))
+      throw Error(ErrorCategory::internal, "DeviceBatch: a fresh bcrypt setting with a malformed salt");
+  }
+};
 
 }  // namespace
 
@@ -172,7 +200,27 @@ struct DeviceBatch::Impl {
   PinnedPool* pool = nullptr;
   std::vector<std::uint32_t> order;  // order[p] = input index of the job at packed position p
   std::string prefixes;              // every job's prefix, back to back in input order
-  std::vector<std::uint32_t> prefix_end;  // job i's prefix ends at prefix_end[i]
+  std::vector<std::uint32_t> prefix_end;  // job i's prefix ends at prefix_end[i] (parsed settings)
+  // Records of fresh settings: every prefix is the record (prefix_record bytes) and, for
+  // md5crypt / sha-crypt, a '$' (the crypt string's separator before the hash).
+  std::size_t prefix_record = 0;
+  bool prefix_dollar = false;
+  std::size_t prefix_bytes(std::size_t i) const {
+    if (prefix_record) return prefix_record + (prefix_dollar ? 1 : 0);
+    return prefix_end[i] - (i ? prefix_end[i - 1] : 0);
+  }
+  // Writes job i's prefix at dst; returns the end.
+  char* write_prefix(std::size_t i, char* dst) const {
+    if (prefix_record) {
+      std::memcpy(dst, prefixes.data() + i * prefix_record, prefix_record);
+      dst += prefix_record;
+      if (prefix_dollar) *dst++ = '$';
+      return dst;
+    }
+    const std::size_t from = i ? prefix_end[i - 1] : 0;
+    std::memcpy(dst, prefixes.data() + from, prefix_end[i] - from);
+    return dst + (prefix_end[i] - from);
+  }
   int hash_chars = 0;
   PinnedBuffer<std::uint8_t> staging;
   PinnedBuffer<std::uint8_t> h_out;
@@ -205,15 +253,17 @@ struct DeviceBatch::Impl {
   void make_parts();
   void join_parts() noexcept;
 
-  void pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
-  void pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords);
+  void init(const JobSource& src, Variant variant, cudaStream_t stream, PinnedPool* pool);
+  void pack_sha(const JobSource& src);
+  void pack_bcrypt(const JobSource& src);
   PinnedBuffer<std::uint8_t> pinned(std::size_t bytes) {
     return pool ? pool->take(bytes) : PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, bytes));
   }
   void wipe() noexcept;
 };
 
-void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::span<const std::string_view> passwords) {
+void DeviceBatch::Impl::pack_sha(const JobSource& src) {
+  const std::span<const std::string_view> passwords = src.passwords;
   const ShaKernels& k = kernels_for(method);
   hash_chars = k.hash_chars;
   // Packed order: by kernel configuration (the first block configuration that fits, else
@@ -226,7 +276,7 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
   std::vector<std::uint32_t> key(n), job_rounds(n);
   parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const std::size_t pl = passwords[i].size(), sl = settings[i]->salt.size();
+      const std::size_t pl = passwords[i].size(), sl = src.salt(i).size();
       int cfg = -1;
       if (variant != Variant::reference)
         for (int c = 0; c < k.config_count; ++c)
@@ -236,7 +286,7 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
           }
       const std::uint32_t c = std::uint32_t(cfg + 1);  // 0..config_count
       key[i] = grouped ? (c << 14) | std::uint32_t(pl << 5) | std::uint32_t(sl) : c;  // 511 bytes, 16 chars at most
-      job_rounds[i] = settings[i]->rounds;
+      job_rounds[i] = src.rounds_of(i);
     }
   });
   auto cfg_of = [&](std::uint32_t i) { return int(grouped ? key[i] >> 14 : key[i]) - 1; };
@@ -284,7 +334,7 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
       std::memcpy(h + lay.parts[p_pw].first + pw_at[p], pw.data(), pw.size());
       off[p] = std::uint32_t(pw_at[p]);
       pl[p] = std::uint16_t(pw.size());
-      const std::string& s = settings[i]->salt;
+      const std::string_view s = src.salt(i);
       std::memcpy(salt + 16 * p, s.data(), s.size());
       sl[p] = std::uint8_t(s.size());
       rounds[p] = job_rounds[i];
@@ -340,13 +390,15 @@ void DeviceBatch::Impl::pack_sha(std::span<const Setting* const> settings, std::
   sha.out = d_out.get();
 }
 
-void DeviceBatch::Impl::pack_bcrypt(std::span<const Setting* const> settings, std::span<const std::string_view> passwords) {
+void DeviceBatch::Impl::pack_bcrypt(const JobSource& src) {
+  const std::span<const std::string_view> passwords = src.passwords;
   hash_chars = hd::kBcryptHashChars;
   order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
-  // Equal costs side by side: a warp's threads then finish in the same launch.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return settings[a]->rounds < settings[b]->rounds; });
+  // Equal costs side by side: a warp's threads then finish in the same launch (records: one cost).
+  if (src.parsed())
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return src.rounds_of(a) < src.rounds_of(b); });
   Staging lay;
   const std::size_t p_pw = lay.add(kBcryptKeySlot * n), p_pl = lay.add(n), p_salt = lay.add(16 * n), p_cost = lay.add(n),
                     p_flags = lay.add(n);
@@ -356,18 +408,20 @@ void DeviceBatch::Impl::pack_bcrypt(std::span<const Setting* const> settings, st
   auto* salt = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_salt].first);
   for (std::size_t p = 0; p < n; ++p) {
     const std::uint32_t i = order[p];
-    const Setting& s = *settings[i];
     // bcrypt reads at most 72 key bytes (the password cycled with its terminating zero), so the
     // first 72 bytes are all it needs.
     const std::size_t len = std::min<std::size_t>(passwords[i].size(), kBcryptKeySlot);
     std::memcpy(h + lay.parts[p_pw].first + kBcryptKeySlot * p, passwords[i].data(), len);
     h[lay.parts[p_pl].first + p] = std::uint8_t(len);
+    std::uint8_t salt_bytes[16];
+    src.bcrypt_salt(i, salt_bytes);
     std::uint32_t words[4];
-    hd::bcrypt_salt_words(s.bcrypt_salt.data(), words);
+    hd::bcrypt_salt_words(salt_bytes, words);
     for (int k = 0; k < 4; ++k) salt[k * n + p] = words[k];
-    h[lay.parts[p_cost].first + p] = std::uint8_t(s.rounds);
-    h[lay.parts[p_flags].first + p] = std::uint8_t(hd::bcrypt_flags(s.bcrypt_variant));
-    max_iterations = std::max(max_iterations, std::uint64_t(1) << s.rounds);
+    const std::uint32_t cost = src.rounds_of(i);
+    h[lay.parts[p_cost].first + p] = std::uint8_t(cost);
+    h[lay.parts[p_flags].first + p] = std::uint8_t(hd::bcrypt_flags(src.bcrypt_variant_of(i)));
+    max_iterations = std::max(max_iterations, std::uint64_t(1) << cost);
   }
   upload(d_bpw, staging, lay, p_pw, stream);
   upload(d_bpl, staging, lay, p_pl, stream);
@@ -417,50 +471,100 @@ void DeviceBatch::Impl::wipe() noexcept {
   }
 }
 
+void DeviceBatch::Impl::init(const JobSource& src, Variant v, cudaStream_t s, PinnedPool* p) {
+  method = src.method;
+  variant = v;
+  stream = s;
+  pool = p;
+  n = src.size();
+  bool known = false;
+  for (const auto& x : variants(method)) known |= x.variant == variant;
+  if (!known) throw Error(ErrorCategory::usage, std::string("variant ") + variant_name(variant) + " does not apply to " + method_name(method));
+  if (src.parsed()) {
+    // Every job's prefix, back to back: lengths, offsets, then the bytes copied on all cores.
+    prefix_end.resize(n);
+    std::atomic<bool> mixed{false};
+    parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if (src.settings[i]->method != method) mixed = true;
+        prefix_end[i] = std::uint32_t(src.settings[i]->prefix.size());
+      }
+    });
+    if (mixed) throw Error(ErrorCategory::internal, "DeviceBatch: mixed methods");
+    std::partial_sum(prefix_end.begin(), prefix_end.end(), prefix_end.begin());
+    prefixes.resize(n ? prefix_end.back() : 0);
+    parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::string& pre = src.settings[i]->prefix;
+        std::memcpy(prefixes.data() + prefix_end[i] - pre.size(), pre.data(), pre.size());
+      }
+    });
+  } else {
+    // Fresh settings: each record is its job's prefix as it stands (bcrypt's salt characters are
+    // canonical), then '$' for md5crypt / sha-crypt. Copied, so the caller's records may go.
+    prefix_record = src.record_bytes;
+    prefix_dollar = method != Method::bcrypt;
+    prefixes.resize(src.records.size());
+    parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+      std::memcpy(prefixes.data() + begin * prefix_record, src.records.data() + begin * prefix_record,
+                  (end - begin) * prefix_record);
+    });
+  }
+  if (n == 0) return;
+  d_out = DeviceBuffer<char>(std::size_t(kOutStride) * n, stream);
+  // Only the hash characters of each slot are written; zero the rest so the copy back reads
+  // initialized memory (compute-sanitizer initcheck).
+  WK_CUDA_CHECK(cudaMemsetAsync(d_out.get(), 0, d_out.bytes(), stream));
+  try {
+    if (method == Method::bcrypt) pack_bcrypt(src);
+    else pack_sha(src);
+  } catch (...) {
+    wipe();
+    throw;
+  }
+}
+
 DeviceBatch::DeviceBatch(Method method, std::span<const Setting* const> settings, std::span<const std::string_view> passwords,
                          Variant variant, cudaStream_t stream, PinnedPool* pool)
     : impl_(std::make_unique<Impl>()) {
   if (settings.size() != passwords.size()) throw Error(ErrorCategory::internal, "DeviceBatch: settings and passwords differ in count");
   nvtx::Range r("pack", nvtx::Color::transfer, std::int64_t(settings.size()));
-  Impl& m = *impl_;
-  m.method = method;
-  m.variant = variant;
-  m.stream = stream;
-  m.pool = pool;
-  m.n = settings.size();
-  bool known = false;
-  for (const auto& v : variants(method)) known |= v.variant == variant;
-  if (!known) throw Error(ErrorCategory::usage, std::string("variant ") + variant_name(variant) + " does not apply to " + method_name(method));
-  // Every job's prefix, back to back: lengths, offsets, then the bytes copied on all cores.
-  m.prefix_end.resize(m.n);
-  std::atomic<bool> mixed{false};
-  parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (settings[i]->method != method) mixed = true;
-      m.prefix_end[i] = std::uint32_t(settings[i]->prefix.size());
-    }
+  JobSource src;
+  src.method = method;
+  src.passwords = passwords;
+  src.settings = settings;
+  impl_->init(src, variant, stream, pool);
+}
+
+DeviceBatch::DeviceBatch(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
+                         Variant variant, cudaStream_t stream, PinnedPool* pool)
+    : impl_(std::make_unique<Impl>()) {
+  nvtx::Range r("pack", nvtx::Color::transfer, std::int64_t(passwords.size()));
+  JobSource src;
+  src.method = options.method;
+  src.passwords = passwords;
+  src.record_bytes = generated_setting_bytes(options);
+  if (settings.size() != src.record_bytes * passwords.size())
+    throw Error(ErrorCategory::internal, "DeviceBatch: the fresh settings differ from the passwords in count");
+  src.records = settings;
+  // Every password the packing copies must fit its slots (the caller checked them).
+  std::atomic<bool> too_long{false};
+  parallel_for(passwords.size(), kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (passwords[i].size() > std::size_t(hd::kMaxPasswordBytes)) too_long = true;
   });
-  if (mixed) throw Error(ErrorCategory::internal, "DeviceBatch: mixed methods");
-  std::partial_sum(m.prefix_end.begin(), m.prefix_end.end(), m.prefix_end.begin());
-  m.prefixes.resize(m.n ? m.prefix_end.back() : 0);
-  parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::string& pre = settings[i]->prefix;
-      std::memcpy(m.prefixes.data() + m.prefix_end[i] - pre.size(), pre.data(), pre.size());
-    }
-  });
-  if (m.n == 0) return;
-  m.d_out = DeviceBuffer<char>(std::size_t(kOutStride) * m.n, stream);
-  // Only the hash characters of each slot are written; zero the rest so the copy back reads
-  // initialized memory (compute-sanitizer initcheck).
-  WK_CUDA_CHECK(cudaMemsetAsync(m.d_out.get(), 0, m.d_out.bytes(), stream));
-  try {
-    if (method == Method::bcrypt) m.pack_bcrypt(settings, passwords);
-    else m.pack_sha(settings, passwords);
-  } catch (...) {
-    m.wipe();
-    throw;
+  if (too_long) throw Error(ErrorCategory::internal, "DeviceBatch: a password over 511 bytes");
+  if (options.method == Method::bcrypt) {
+    src.salt_at = 7;  // "$2b$05$"
+    src.salt_chars = 22;
+    src.rounds = options.cost;
+    src.bcrypt_variant = options.bcrypt_variant;
+  } else {
+    src.salt_chars = options.method == Method::md5crypt ? std::size_t(hd::kMaxMd5SaltBytes) : std::size_t(hd::kMaxShaSaltBytes);
+    src.salt_at = src.record_bytes - src.salt_chars;
+    src.rounds = options.method == Method::md5crypt ? hd::kMd5Rounds : options.rounds.value_or(hd::kShaDefaultRounds);
   }
+  impl_->init(src, variant, stream, pool);
 }
 
 DeviceBatch::~DeviceBatch() {
@@ -570,13 +674,35 @@ void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
   parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t p = begin; p < end; ++p) {
       const std::uint32_t i = m.order[p];
-      const std::size_t from = i ? m.prefix_end[i - 1] : 0;
       std::string& s = out[i];
-      s.reserve(m.prefix_end[i] - from + std::size_t(m.hash_chars));
-      s.assign(m.prefixes, from, m.prefix_end[i] - from);
-      s.append(text + p * kOutStride, std::size_t(m.hash_chars));
+      s.resize(m.prefix_bytes(i) + std::size_t(m.hash_chars));
+      char* at = m.write_prefix(i, s.data());
+      std::memcpy(at, text + p * kOutStride, std::size_t(m.hash_chars));
     }
   });
+}
+
+void DeviceBatch::results_into(cudaStream_t stream, char* out, std::size_t stride) {
+  Impl& m = *impl_;
+  if (m.n == 0) return;
+  nvtx::Range r("d2h", nvtx::Color::transfer);
+  if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(kOutStride) * m.n);
+  WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
+  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const char* text = reinterpret_cast<const char*>(m.h_out.get());
+  std::atomic<bool> too_long{false};
+  parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t p = begin; p < end; ++p) {
+      const std::uint32_t i = m.order[p];
+      if (m.prefix_bytes(i) + std::size_t(m.hash_chars) > stride) {
+        too_long = true;
+        continue;
+      }
+      char* at = m.write_prefix(i, out + std::size_t(i) * stride);
+      std::memcpy(at, text + p * kOutStride, std::size_t(m.hash_chars));
+    }
+  });
+  if (too_long) throw Error(ErrorCategory::internal, "DeviceBatch::results_into: a crypt string longer than the stride");
 }
 
 }  // namespace wk::hash::gpu

@@ -142,6 +142,32 @@ Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>
 
 Runner::~Runner() = default;
 
+void Runner::run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs,
+                       const std::function<void(std::size_t)>& progress) {
+  std::size_t reported = 0;
+  {
+    // Batches take turns: the next one queues its launches once all of this one's are queued
+    // (not when they have finished), so they fill the SMs this batch's last launches leave
+    // idle; this batch, queued first and nearly done, normally still finishes first.
+    std::unique_lock turn(impl_->gpu_turn);
+    batch.run(
+        stream,
+        [&](double fraction) {
+          const std::size_t now = std::size_t(fraction * double(jobs));
+          if (progress && now > reported) progress(now - reported);
+          reported = std::max(reported, now);
+        },
+        [&] {
+#if WK_TURN_AT_QUEUED
+          turn.unlock();
+#endif
+        });
+    if (turn.owns_lock()) turn.unlock();
+    WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  if (progress && jobs > reported) progress(jobs - reported);
+}
+
 void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
                  const std::function<void(std::size_t)>& progress) {
   // A stream per call: callers may run several calls at once (wk-hash keeps four slices in the
@@ -167,34 +193,34 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
       });
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
       DeviceBatch batch(m, settings, passwords, default_variant(m), stream, &impl_->pinned);
-      std::size_t reported = 0;
-      {
-        // Batches take turns: the next one queues its launches once all of this one's are queued
-        // (not when they have finished), so they fill the SMs this batch's last launches leave
-        // idle; this batch, queued first and nearly done, normally still finishes first.
-        std::unique_lock turn(impl_->gpu_turn);
-        batch.run(
-            stream,
-            [&](double fraction) {
-              const std::size_t now = std::size_t(fraction * double(end - begin));
-              if (progress && now > reported) progress(now - reported);
-              reported = std::max(reported, now);
-            },
-            [&] {
-#if WK_TURN_AT_QUEUED
-              turn.unlock();
-#endif
-            });
-        if (turn.owns_lock()) turn.unlock();
-        WK_CUDA_CHECK(cudaStreamSynchronize(stream));
-      }
+      run_batch(batch, stream, end - begin, progress);
       std::vector<std::string> hashes;
       batch.results(stream, hashes);
       parallel_for(end - begin, kHostGrain, [&](std::size_t b, std::size_t e) {
         for (std::size_t k = b; k < e; ++k) out[idx[begin + k]] = std::move(hashes[k]);
       });
-      if (progress && end - begin > reported) progress(end - begin - reported);
     }
+  }
+}
+
+void Runner::run_fresh(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
+                       char* out, std::size_t stride, const std::function<void(std::size_t)>& progress) {
+  const Method m = options.method;
+  const std::size_t record = generated_setting_bytes(options);
+  if (settings.size() != record * passwords.size())
+    throw Error(ErrorCategory::internal, "Runner::run_fresh: the fresh settings differ from the passwords in count");
+  if (passwords.empty()) return;
+  impl_->ensure_checked(m);
+  Stream stream;
+  const std::size_t per_batch = batch_size(m);
+  for (std::size_t begin = 0; begin < passwords.size(); begin += per_batch) {
+    const std::size_t count = std::min(passwords.size() - begin, per_batch);
+    nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
+    // The batch reads the records and passwords in place: no gather, no Setting per job.
+    DeviceBatch batch(options, settings.substr(begin * record, count * record), passwords.subspan(begin, count),
+                      default_variant(m), stream, &impl_->pinned);
+    run_batch(batch, stream, count, progress);
+    batch.results_into(stream, out + begin * stride, stride);
   }
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 // The GPU side of CryptEngine (plain header: no CUDA types beyond the runtime API).
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -10,6 +12,8 @@
 #include "wk/hash/setting.hpp"
 
 namespace wk::hash::gpu {
+
+class DeviceBatch;
 
 // Host loops over a batch's jobs (parse, gather, pack, results) run on all cores in chunks of
 // this many jobs.
@@ -31,10 +35,16 @@ class Runner {
   // out[i] = the crypt string of jobs[i]. progress(n): n more jobs finished. Throws
   // wk::Error{internal} when the self-check of a method in `jobs` fails.
   void run(std::span<const PreparedJob> jobs, std::span<std::string> out, const std::function<void(std::size_t)>& progress);
+  // Fresh settings of one HashOptions as fixed-size records (generate_settings_into), passwords
+  // checked: job i's crypt string to out + i * stride (CryptEngine::crypt_fresh).
+  void run_fresh(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
+                 char* out, std::size_t stride, const std::function<void(std::size_t)>& progress);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  // Runs one batch's launches in its turn on the GPU and waits for them; progress as in run().
+  void run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs, const std::function<void(std::size_t)>& progress);
 };
 
 }  // namespace wk::hash::gpu
