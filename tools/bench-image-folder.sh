@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The wk-image folder benchmark: generates the dataset (COUNT photos of SIZE, JPEG q90), then
 # runs the job `gray,gauss:5,hist` with warpkit and with the OpenCV baseline (same threads) for
-# JPEG q90 and PNG (compression 1, RLE) outputs, and prints, per run:
+# JPEG q90 and PNG (OpenCV's default settings, as wk-image) outputs, and prints, per run:
 #   wall     img/s by wall clock, exec to exit (what a user times), with the peak RSS and the
 #            peak GPU memory in use while it ran (nvidia-smi, where there is one)
 #   report   img/s by the job's own clock (the report's totals)
