@@ -134,6 +134,15 @@ void JpegDecodeService::run() {
     return outstanding_ == 0 ||
            (outstanding_ < 2 * batch_ && outstanding_bytes_ + pixel_bytes(fw) <= device_budget_);
   };
+  // Under mutex_: the next batch fits whole. Batches of one size: a new size re-initializes the
+  // nvJPEG state, and variable partial batches (taken whenever one more file fitted) ran at
+  // 1.5-2.0 ms per image against 1.33 for full ones (H100, 3000 files, --threads 4/8). Partial
+  // only for the last files, or when nothing is outstanding (a batch the budget never holds).
+  auto fits_batch = [&](int limit) {
+    if (outstanding_ == 0 || producers_ == 0) return fits(*pending_.front());
+    const std::size_t k = std::min(pending_.size(), std::size_t(limit));
+    return outstanding_ + int(k) <= 2 * batch_ && outstanding_bytes_ + k * pixel_bytes(*pending_.front()) <= device_budget_;
+  };
   // The first batches are small (first_batch_, doubling up to batch_) so the first files reach
   // the workers soon after start-up; then full batches.
   int ramp = first_batch_;
@@ -146,12 +155,12 @@ void JpegDecodeService::run() {
       auto go = [&] { return pending_.size() >= std::size_t(std::min(batch_, ramp)) || producers_ == 0 || !room(); };
       // Why it waits (for the stats): files enough but no device memory to decode into (the
       // workers are behind), or too few files (the producers are behind).
-      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits(*pending_.front());
+      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits_batch(std::min(batch_, ramp));
       const auto t_wait = Clock::now();
       changed_.wait(lock, [&] {
         if (pending_.empty()) return producers_ == 0;
         if (batch_ == 0) return true;
-        return go() && fits(*pending_.front());
+        return go() && fits_batch(std::min(batch_, ramp));
       });
       if (stats_.batches > 0) (for_room ? stats_.waiting_room_s : stats_.starved_s) += seconds_since(t_wait);
       if (pending_.empty()) {
