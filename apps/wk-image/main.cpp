@@ -53,6 +53,12 @@ Speed:
   parallel; each owns a CUDA stream with pinned staging buffers, so uploads, kernels and
   downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
   moves that worker to the CPU path; no file is lost.
+  --device auto (the default) never waits for the GPU: the workers start on the CPU at once
+  while the GPU (CUDA context, nvJPEG, a first decode: ~1 s) starts on a background thread,
+  then hand over to it; the first files' outputs are those of --device cpu, and the report
+  says per file which device did it. A job the CPU alone ends within about a second (estimated
+  from the input sizes) does not start the GPU at all. --device gpu puts every file on the GPU
+  and waits for it; --device cpu never touches it.
 
 GPU JPEG decode and encode (nvJPEG; this build: %NVJPEG%):
   On the GPU backend of a build with nvJPEG (auto, the default, or --jpeg-decoder nvjpeg), the
@@ -70,7 +76,9 @@ GPU JPEG decode and encode (nvJPEG; this build: %NVJPEG%):
 Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|skipped,
   "error", "width", "height", "device", "decoder": opencv|nvjpeg-hw|nvjpeg, "encoder":
   opencv|nvjpeg, "finished_s" (seconds from the start), "ms": {"read",
-  "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}}, written
+  "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}, "gpu":
+  {"ready_s", "files_cpu", "files_gpu", "decode_busy_s", "decode_starved_s", ...} (auto and
+  gpu: when the GPU took files, how many each device did, the nvJPEG decoder's time)}, written
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
   their batch's decode time. A file name that is not UTF-8 has U+FFFD for its bad bytes in
   "path" and its exact bytes in "path_hex". --resume FILE skips the inputs that FILE lists as done and writes the new
