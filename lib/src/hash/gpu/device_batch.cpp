@@ -662,15 +662,21 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
     for (std::uint32_t s = steps > kStepsAhead + 1 ? steps - kStepsAhead - 1 : 0; s < steps; ++s) report(s);
 }
 
-void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
-  Impl& m = *impl_;
-  out.assign(m.n, {});
-  if (m.n == 0) return;
+// The kernels' hash characters, kOutStride bytes per job in packing order, copied to pinned
+// host memory (the batch's, made on first use).
+static const char* download_results(DeviceBatch::Impl& m, cudaStream_t stream) {
   nvtx::Range r("d2h", nvtx::Color::transfer);
   if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(kOutStride) * m.n);
   WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
   WK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const char* text = reinterpret_cast<const char*>(m.h_out.get());
+  return reinterpret_cast<const char*>(m.h_out.get());
+}
+
+void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
+  Impl& m = *impl_;
+  out.assign(m.n, {});
+  if (m.n == 0) return;
+  const char* text = download_results(m, stream);
   parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t p = begin; p < end; ++p) {
       const std::uint32_t i = m.order[p];
@@ -685,11 +691,7 @@ void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
 void DeviceBatch::results_into(cudaStream_t stream, char* out, std::size_t stride) {
   Impl& m = *impl_;
   if (m.n == 0) return;
-  nvtx::Range r("d2h", nvtx::Color::transfer);
-  if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(kOutStride) * m.n);
-  WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
-  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const char* text = reinterpret_cast<const char*>(m.h_out.get());
+  const char* text = download_results(m, stream);
   std::atomic<bool> too_long{false};
   parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t p = begin; p < end; ++p) {
