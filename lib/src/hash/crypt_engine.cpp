@@ -175,54 +175,22 @@ void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stri
     });
     return;
   }
-  // CPU: libxcrypt on all cores, each result checked to have the one length these options give.
-  std::atomic<std::size_t> next{0}, done{0};
-  std::atomic<bool> rejected{false};
-  constexpr std::size_t kChunk = 8;
-  auto worker = [&] {
-    auto data = std::make_unique<crypt_data>();
-    char pw[CRYPT_MAX_PASSPHRASE_SIZE];
-    std::string setting(record, '\0');
-    for (;;) {
-      const std::size_t begin = next.fetch_add(kChunk);
-      if (begin >= n) break;
-      const std::size_t end = std::min(n, begin + kChunk);
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::string_view p = jobs.passwords[i];
-        if (p.size() >= sizeof pw) {
-          rejected = true;
-          continue;
-        }
-        std::copy(p.begin(), p.end(), pw);
-        pw[p.size()] = '\0';
-        setting.assign(jobs.settings.substr(i * record, record));
-        const char* r = crypt_rn(pw, setting.c_str(), data.get(), int(sizeof(crypt_data)));
-        OPENSSL_cleanse(pw, p.size() + 1);
-        if (!r || r[0] == '*' || std::strlen(r) != bytes) {
-          rejected = true;
-          continue;
-        }
-        std::memcpy(out + i * stride, r, bytes);
-      }
-      done.fetch_add(end - begin);
+  // CPU: crypt()'s libxcrypt path on views of the records (libxcrypt's microseconds per hash, not
+  // the per-line objects, bound it there), each result checked to have the one length these
+  // options give.
+  std::vector<CryptJob> cpu_jobs(n);
+  for (std::size_t i = 0; i < n; ++i) cpu_jobs[i] = {jobs.settings.substr(i * record, record), jobs.passwords[i]};
+  std::vector<CryptOutcome> outcomes(n);
+  crypt(cpu_jobs, outcomes, progress);
+  bool rejected = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!outcomes[i].ok() || outcomes[i].hash.size() != bytes) {
+      rejected = true;
+      continue;
     }
-    OPENSSL_cleanse(pw, sizeof pw);
-    OPENSSL_cleanse(data.get(), sizeof(crypt_data));
-  };
-  {
-    nvtx::Range r("libxcrypt", nvtx::Color::compute);
-    const unsigned threads = std::max(1u, std::min<unsigned>(impl_->threads, unsigned((n + kChunk - 1) / kChunk)));
-    // `threads` workers; this thread reports progress meanwhile (as crypt() does).
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (int tick = 0; progress && next.load() < n; ++tick) {
-      if (tick % 20 == 0) progress(done.load());  // every ~100 ms
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    for (auto& t : pool) t.join();
+    std::memcpy(out + i * stride, outcomes[i].hash.data(), bytes);
   }
   if (rejected) throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: libxcrypt rejected a fresh setting or a password");
-  if (progress) progress(done.load());
 }
 
 }  // namespace wk::hash

@@ -302,19 +302,36 @@ void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& 
 // Before its first decoded file arrives (the decode service starts the hardware decoder and
 // decodes a first batch meanwhile), a GPU worker runs its pipeline and encoder once on a small
 // image: the kernels' modules load and the encoder's state starts here, not on the first files.
+// One run of `pipeline` (and `encoder`, when given) on a 64 x 64 gray-128 colour image: loads the
+// kernels' modules and starts the encoder's state. Throws what the run throws.
+void run_on_small_image(image::Pipeline& pipeline, io::NvjpegEncoder* encoder) {
+  DeviceImage image(64, 64, 3);
+  WK_CUDA_CHECK(cudaMemset2DAsync(image.view().data, image.pitch_bytes(), 128, 64 * 3, 64, pipeline.stream()));
+  image::DeviceSink sink;
+  if (encoder) sink = [encoder](const DeviceImage& result, cudaStream_t stream) { encoder->encode(result, stream); };
+  std::vector<image::SideOutput> side;
+  pipeline.run_device(image, -1, &side, sink);
+}
+
+// The nvJPEG library handle the encoders of `device` share, or null (said through `notice`)
+// when it does not start: that GPU's JPEGs are then encoded with OpenCV.
+std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, const std::function<void(const std::string&)>& notice) {
+  try {
+    WK_CUDA_CHECK(cudaSetDevice(device));
+    return std::make_shared<io::NvjpegLibrary>(false);
+  } catch (const std::exception& e) {
+    notice("GPU " + std::to_string(device) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
+    return nullptr;
+  }
+}
+
 void warm_up(WorkerPipelines& wp, const FolderJobOptions& opt, Reporter& rep) {
   if (wp.warmed_up || !wp.on_gpu()) return;
   wp.warmed_up = true;
   nvtx::Range range("warm-up", nvtx::Color::app);
   try {
     image::Pipeline& pipeline = wp.pick();
-    DeviceImage image(64, 64, 3);
-    WK_CUDA_CHECK(cudaMemset2DAsync(image.view().data, image.pitch_bytes(), 128, 64 * 3, 64, pipeline.stream()));
-    image::DeviceSink sink;
-    if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, "warm-up.jpg", opt, rep))
-      sink = [encoder](const DeviceImage& result, cudaStream_t stream) { encoder->encode(result, stream); };
-    std::vector<image::SideOutput> side;
-    pipeline.run_device(image, -1, &side, sink);
+    run_on_small_image(pipeline, gpu_jpeg_encoder(wp, "warm-up.jpg", opt, rep));
   } catch (const std::exception&) {
     // Whatever failed here fails again on a real file, which reports it.
   }
@@ -466,26 +483,15 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
   }
   // Meanwhile, per GPU: the encoder's library and one run of the pipeline (and encoder).
   for (int d : std::set<int>(gpus.begin(), gpus.end())) {
+    nvtx::Range r("warm-up", nvtx::Color::app, d);
     std::shared_ptr<io::NvjpegLibrary> library;
+    if (plan.nvjpeg_encode) library = make_encode_library(d, [&st](const std::string& m) { st->tell(m); });
     try {
-      nvtx::Range r("warm-up", nvtx::Color::app, d);
       WK_CUDA_CHECK(cudaSetDevice(d));
-      if (plan.nvjpeg_encode) {
-        try {
-          library = std::make_shared<io::NvjpegLibrary>(false);
-        } catch (const std::exception& e) {
-          st->tell("GPU " + std::to_string(d) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
-        }
-      }
       image::Pipeline pipeline(plan.pipeline_text, Backend::gpu, plan.pipeline_options);
-      DeviceImage image(64, 64, 3);
-      WK_CUDA_CHECK(cudaMemset2DAsync(image.view().data, image.pitch_bytes(), 128, 64 * 3, 64, pipeline.stream()));
       std::optional<io::NvjpegEncoder> encoder;
       if (library) encoder.emplace(library, plan.jpeg_quality, pipeline.stream());
-      image::DeviceSink sink;
-      if (encoder) sink = [&encoder](const DeviceImage& result, cudaStream_t stream) { encoder->encode(result, stream); };
-      std::vector<image::SideOutput> side;
-      pipeline.run_device(image, -1, &side, sink);
+      run_on_small_image(pipeline, encoder ? &*encoder : nullptr);
     } catch (const std::exception&) {
       // What failed here fails again on a real file, which reports it (or moves to the CPU).
     }
@@ -641,14 +647,8 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
         services[device] = std::make_unique<JpegDecodeService>(std::move(o));
       }
       if (nvjpeg_encode)
-        encode_libraries[device] = std::async(std::launch::async, [&rep, device = device]() -> std::shared_ptr<io::NvjpegLibrary> {
-          try {
-            WK_CUDA_CHECK(cudaSetDevice(device));
-            return std::make_shared<io::NvjpegLibrary>(false);
-          } catch (const std::exception& e) {
-            rep.notice("GPU " + std::to_string(device) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
-            return nullptr;
-          }
+        encode_libraries[device] = std::async(std::launch::async, [&rep, device = device] {
+          return make_encode_library(device, [&rep](const std::string& m) { rep.notice(m); });
         }).share();
     }
   }
@@ -670,6 +670,14 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
       wp.device = startup->device_of(std::size_t(w));
       if (startup->services.count(wp.device)) service = startup->services.at(wp.device).get();
       if (startup->encode_libraries.count(wp.device)) wp.encode_library = startup->encode_libraries.at(wp.device);
+    };
+    // Waits until the start-up thread says ready or failed, then hands over (or stays).
+    auto wait_and_hand_over = [&] {
+      {
+        std::unique_lock<std::mutex> lock(startup->m);
+        startup->cv.wait(lock, [&] { return startup->state != GpuStartup::State::starting; });
+      }
+      hand_over();
     };
     // A worker that leaves before handing over: a service made meanwhile counts it as a producer.
     struct LeaveStartup {
@@ -701,22 +709,13 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
       for (;;) {
         if (!settled) {
           hand_over();
+          if (!settled && w >= cpu_phase_workers) wait_and_hand_over();
           // WK_CPU_START_FILES=N (tests): at most N files start on the CPU; after them the
           // workers wait for the start-up to settle, so a test knows which files go where.
-          if (!settled && w >= cpu_phase_workers) {
-            std::unique_lock<std::mutex> lock(startup->m);
-            startup->cv.wait(lock, [&] { return startup->state != GpuStartup::State::starting; });
-            lock.unlock();
-            hand_over();
-          }
           while (!settled && cpu_start_limit > 0) {
             std::size_t c = cpu_started.load();
             if (c < cpu_start_limit && cpu_started.compare_exchange_weak(c, c + 1)) break;
-            if (c < cpu_start_limit) continue;
-            std::unique_lock<std::mutex> lock(startup->m);
-            startup->cv.wait(lock, [&] { return startup->state != GpuStartup::State::starting; });
-            lock.unlock();
-            hand_over();
+            if (c >= cpu_start_limit) wait_and_hand_over();
           }
           if (service) producer_done.service = service;
         }

@@ -129,19 +129,18 @@ void JpegDecodeService::run() {
     if (batch_ > 0) stats_.started_s = seconds_since(t_start);
     changed_.notify_all();
   }
-  // Under mutex_: the decoded files not yet recycled leave room on the device for `fw`.
-  auto fits = [&](const FileWork& fw) {
+  // Under mutex_: the decoded files not yet recycled leave room on the device for `k` more files
+  // the size of `fw` (always when none is outstanding).
+  auto fits = [&](const FileWork& fw, std::size_t k = 1) {
     return outstanding_ == 0 ||
-           (outstanding_ < 2 * batch_ && outstanding_bytes_ + pixel_bytes(fw) <= device_budget_);
+           (outstanding_ + int(k) <= 2 * batch_ && outstanding_bytes_ + k * pixel_bytes(fw) <= device_budget_);
   };
   // Under mutex_: the next batch fits whole. Batches of one size: a new size re-initializes the
   // nvJPEG state, and variable partial batches (taken whenever one more file fitted) ran at
   // 1.5-2.0 ms per image against 1.33 for full ones (H100, 3000 files, --threads 4/8). Partial
   // only for the last files, or when nothing is outstanding (a batch the budget never holds).
   auto fits_batch = [&](int limit) {
-    if (outstanding_ == 0 || producers_ == 0) return fits(*pending_.front());
-    const std::size_t k = std::min(pending_.size(), std::size_t(limit));
-    return outstanding_ + int(k) <= 2 * batch_ && outstanding_bytes_ + k * pixel_bytes(*pending_.front()) <= device_budget_;
+    return fits(*pending_.front(), producers_ == 0 ? 1 : std::min(pending_.size(), std::size_t(limit)));
   };
   // The first batches are small (first_batch_, doubling up to batch_) so the first files reach
   // the workers soon after start-up; then full batches.
