@@ -69,3 +69,16 @@ if(WK_GCRYPT_INCLUDE AND WK_GCRYPT_LIBRARY)
 endif()
 message(STATUS "warpkit: libgcrypt IDEA reference for tests: ${WK_HAVE_GCRYPT}")
 # ---- end libgcrypt
+
+# MPI (optional): wk-image and wk-hash deal their work over the ranks of mpirun / srun.
+set(WK_HAVE_MPI OFF)
+if(NOT WARPKIT_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(WK_HAVE_MPI ON)
+  elseif(WARPKIT_MPI STREQUAL "ON")
+    message(FATAL_ERROR "WARPKIT_MPI=ON but no MPI was found (Debian: libopenmpi-dev openmpi-bin)")
+  endif()
+endif()
+find_program(WK_MPIEXEC NAMES mpirun mpiexec)
+message(STATUS "warpkit: MPI: ${WK_HAVE_MPI}")

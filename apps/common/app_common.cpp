@@ -90,15 +90,31 @@ int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::f
     print_error(prog, std::string(e.what()) + " (see --help)");
     return kUsage;
   }
+  int code = kSomeFailed;
   try {
     return body();
   } catch (const Error& e) {
     print_error(prog, e.what());
-    return e.category() == ErrorCategory::usage ? kUsage : kSomeFailed;
+    code = e.category() == ErrorCategory::usage ? kUsage : kSomeFailed;
   } catch (const std::exception& e) {
     print_error(prog, e.what());
-    return kSomeFailed;
   }
+  if (dist::world().distributed()) {
+    print_error(prog, fmt::format("rank {} of {} failed: ending every rank", dist::world().rank, dist::world().size));
+    io::remove_registered_temporaries();
+    dist::abort(code);
+  }
+  return code;
+}
+
+const dist::World& start_world(int* argc, char*** argv) { return dist::init(argc, argv); }
+
+void end_world(int code) {
+  if (dist::world().distributed() && code != kInterrupted) {
+    code = dist::broadcast(code);
+    dist::finalize();
+  }
+  exit_now(code);
 }
 
 Progress::Progress(std::size_t total, const char* unit, bool enabled)

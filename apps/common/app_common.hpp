@@ -9,6 +9,7 @@
 #include <string>
 
 #include "wk/core/backend.hpp"
+#include "wk/core/dist.hpp"
 
 namespace wk::app {
 
@@ -26,6 +27,14 @@ void install_interrupt_handlers(std::atomic<bool>* stop);
 [[noreturn]] void exit_now(int code);
 bool clean_exit_wanted();  // WK_CLEAN_EXIT=1
 
+// Scale-out (wk::dist): first thing in main. Starts MPI when the process was started by mpirun or
+// srun (a world of one otherwise). Throws wk::Error.
+const dist::World& start_world(int* argc, char*** argv);
+// The end of a process begun with start_world: the ranks of a distributed run that ended normally
+// all take rank 0's exit code (mpirun then returns it) and finalize MPI; an interrupted one
+// (kInterrupted) ends at once (its peers may be gone). Then exit_now.
+[[noreturn]] void end_world(int code);
+
 // Prints "PROG: error: MESSAGE" to stderr.
 void print_error(const char* prog, const std::string& message);
 // Prints "PROG: MESSAGE" to stderr.
@@ -38,7 +47,8 @@ void add_device_option(CLI::App& app, std::string& device);
 BackendSelection choose_backend(const char* prog, const std::string& device, bool quiet);
 
 // Parses argv and calls body(); maps CLI11 errors to exit 2 (help/version to 0), wk::Error of
-// category usage to 2, any other exception to 1, with a one-line message.
+// category usage to 2, any other exception to 1, with a one-line message. In a distributed run an
+// exception from body() ends every rank (MPI_Abort): the others would wait for this one forever.
 int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal and not quiet.

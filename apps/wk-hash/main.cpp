@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <future>
+#include <map>
 #include <mutex>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@
 
 #include "app_common.hpp"
 #include "output_sink.hpp"
+#include "wk/core/dist.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
@@ -151,6 +153,80 @@ class EngineStart {
   std::shared_future<std::shared_ptr<hash::CryptEngine>> pending_;
 };
 
+// Where a run's slices of lines come from and where their output goes.
+//   Alone: slices of slice_lines() lines in input order, their output straight to the sink.
+//   One rank of an mpirun/srun job (wk::dist): the chunks rank 0 deals on demand; each slice's
+//   output goes to rank 0, which writes every rank's in input order (ordered delivery, a window
+//   of chunks bounding what waits in its memory) and shows the one progress line.
+// Failed-line counts stay per rank; the subcommands sum them at the end (LineRun::sum).
+class LineRun {
+ public:
+  // sink: where rank 0 (or a lone process) writes; unused on other ranks.
+  LineRun(std::size_t line_count, app::OutputSink& sink, bool quiet)
+      : lines_(line_count), sink_(sink), world_(dist::world()),
+        progress_(line_count, "pw", !quiet && world_.rank == 0) {
+    if (!world_.distributed()) return;
+    // About 32 chunks per rank (a slow rank takes fewer), at most one slice each.
+    const std::size_t per = std::clamp<std::size_t>((line_count + 32 * world_.size - 1) / (32 * world_.size), 1,
+                                                    slice_lines());
+    dist::ChunkDealer::Options o;
+    for (std::size_t b = 0; b < line_count; b += per) o.bounds.push_back(b);
+    o.bounds.push_back(line_count);
+    if (line_count == 0) o.bounds = {0};
+    o.ordered = true;
+    o.window = std::size_t(world_.size) * (kSlicesInFlight + 2) + 2;
+    o.deliver = [this](const dist::Chunk& c, int, std::string&& text) {
+      sink_.write(text);
+      for (std::size_t i = c.begin; i < c.end; ++i) progress_.step();
+    };
+    dealer_ = std::make_unique<dist::ChunkDealer>(std::move(o));
+  }
+  static constexpr std::size_t kSlicesInFlight = 5;  // run_pipeline: in the engine + one being built
+
+  // The next slice of lines [begin, end); nullopt when there is none left.
+  std::optional<dist::Chunk> next() {
+    if (dealer_) return dealer_->next();
+    if (local_next_ >= lines_) return std::nullopt;
+    const dist::Chunk c{local_id_++, local_next_, std::min(lines_, local_next_ + slice_lines())};
+    local_next_ = c.end;
+    return c;
+  }
+  // A slice's output text, piece by piece (the writer thread), then slice_written.
+  void write(std::string_view text) {
+    if (dealer_) buffer_.append(text);
+    else sink_.write(text);
+  }
+  void slice_written(const dist::Chunk& c) {
+    if (!dealer_) return;
+    dealer_->done(c, std::move(buffer_));
+    buffer_.clear();
+  }
+  // Alone: lines [0, upto) are written (progress). Distributed: rank 0's deliver shows progress.
+  void show(std::size_t upto) {
+    if (dealer_) return;
+    for (; shown_ < upto; ++shown_) progress_.step();
+  }
+  // After the last slice: rank 0 waits for every chunk to be written; then every rank gets the sums
+  // of `counts` over the ranks.
+  void finish(std::vector<std::uint64_t>& counts) {
+    if (dealer_) {
+      if (!dealer_->finish().empty()) throw Error(ErrorCategory::io, "a rank's output never reached rank 0");
+      dist::sum(counts);
+    }
+    progress_.finish();
+  }
+  bool quiet_here() const { return world_.rank != 0; }
+
+ private:
+  std::size_t lines_;
+  app::OutputSink& sink_;
+  const dist::World& world_;
+  app::Progress progress_;
+  std::unique_ptr<dist::ChunkDealer> dealer_;
+  std::string buffer_;
+  std::size_t local_next_ = 0, local_id_ = 0, shown_ = 0;
+};
+
 // Runs the input lines through the engine in slices (progress shows, memory stays bounded: only
 // the slices in flight hold their jobs) with a pipeline of three stages:
 //   this thread   fills slice i -- fill(slice) makes the jobs of input lines slice.begin ..
@@ -165,48 +241,44 @@ class EngineStart {
 // ring of slices is reused, so a slice's vectors keep their memory for the next one.
 // Returns the number of failed lines.
 template <class Slice, class Fill, class Compute, class Write>
-std::size_t run_pipeline(std::size_t line_count, bool quiet, Fill fill, Compute compute, Write write) {
-  const std::size_t kSlice = slice_lines();
-  constexpr std::size_t kInEngine = 4;          // slices in the engine at once
+std::size_t run_pipeline(LineRun& run, Fill fill, Compute compute, Write write) {
+  constexpr std::size_t kInEngine = LineRun::kSlicesInFlight - 1;  // slices in the engine at once
   constexpr std::size_t kRing = kInEngine + 2;  // + one being built, one being written
-  auto start = [&](Slice& sl, std::size_t begin) {
-    nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(begin));
-    sl.begin = begin;
-    sl.end = std::min(line_count, begin + kSlice);
+  auto start = [&](Slice& sl, const dist::Chunk& chunk) {
+    nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(chunk.begin));
+    sl.chunk = chunk;
+    sl.begin = chunk.begin;
+    sl.end = chunk.end;
     fill(sl);
     sl.done = 0;
     sl.running = std::async(std::launch::async, [&compute, &sl] { compute(sl); });
   };
 
-  app::Progress progress(line_count, "pw", !quiet);
-  std::size_t shown = 0, failed = 0;
-  auto show = [&](std::size_t upto) {
-    if (quiet) return;  // one call per line otherwise: ~10 ns each on the writer thread
-    for (; shown < upto; ++shown) progress.step();
-  };
+  std::size_t failed = 0;
   auto finish = [&](Slice& sl) {
     // Progress comes from the oldest slice's counter while it computes.
     while (sl.running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
-      show(sl.begin + std::min(sl.done.load(), sl.end - sl.begin));
+      run.show(sl.begin + std::min(sl.done.load(), sl.end - sl.begin));
     sl.running.get();
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.begin));
     failed += write(sl);
-    show(sl.end);
+    run.slice_written(sl.chunk);
+    run.show(sl.end);
   };
 
-  const std::size_t slices = (line_count + kSlice - 1) / kSlice;
   Slice ring[kRing];  // slice i in ring[i % kRing]
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t launched = 0, written = 0;
+  bool all_launched = false;
   bool stop = false;  // set by either side on an exception
   std::exception_ptr writer_error;
   std::thread writer([&] {
     try {
-      for (std::size_t w = 0; w < slices; ++w) {
+      for (std::size_t w = 0;; ++w) {
         {
           std::unique_lock lock(mutex);
-          changed.wait(lock, [&] { return stop || launched > w; });
+          changed.wait(lock, [&] { return stop || all_launched || launched > w; });
           if (launched <= w) return;
         }
         finish(ring[w % kRing]);
@@ -241,13 +313,15 @@ std::size_t run_pipeline(std::size_t line_count, bool quiet, Fill fill, Compute 
   };
   {
     Join join{writer, mutex, changed, stop};
-    for (std::size_t i = 0; i < slices; ++i) {
+    for (std::size_t i = 0;; ++i) {
       {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] { return stop || i < written + kInEngine + 1; });
         if (stop) break;
       }
-      start(ring[i % kRing], i * kSlice);
+      const std::optional<dist::Chunk> chunk = run.next();
+      if (!chunk) break;
+      start(ring[i % kRing], *chunk);
       {
         std::lock_guard lock(mutex);
         launched = i + 1;
@@ -256,10 +330,11 @@ std::size_t run_pipeline(std::size_t line_count, bool quiet, Fill fill, Compute 
     }
     // Let the writer finish every launched slice (the Join sets `stop` only afterwards).
     std::unique_lock lock(mutex);
+    all_launched = true;
+    changed.notify_all();
     changed.wait(lock, [&] { return stop || written == launched; });
   }
   if (writer_error) std::rethrow_exception(writer_error);
-  progress.finish();
   return failed;
 }
 
@@ -268,9 +343,9 @@ std::size_t run_pipeline(std::size_t line_count, bool quiet, Fill fill, Compute 
 //   (0-based), on all cores for chunks of a slice; emit(job, outcome, text) appends a line's output
 //   to its chunk's text, on all cores.
 template <class Build, class Emit>
-std::size_t run_jobs(const char* what, std::size_t line_count, const EngineStart& engine, app::OutputSink& sink,
-                     bool quiet, Build build, Emit emit) {
+std::size_t run_jobs(const char* what, LineRun& run, const EngineStart& engine, Build build, Emit emit) {
   struct Slice {
+    dist::Chunk chunk;
     std::size_t begin = 0, end = 0;  // input lines, 0-based
     std::vector<LineJob> lines;
     std::vector<hash::CryptJob> jobs;
@@ -323,12 +398,12 @@ std::size_t run_jobs(const char* what, std::size_t line_count, const EngineStart
         ++failed;
         app::print_error(kProg, fmt::format("line {}: {}", lj.line, lj.error));
       }
-    for (const std::string& t : text) sink.write(t);
+    for (const std::string& t : text) run.write(t);
     // The slot keeps its jobs' memory for the slice that reuses it (no fresh pages to fault in):
     // the next fill resets them.
     return failed;
   };
-  return run_pipeline<Slice>(line_count, quiet, fill, compute, write);
+  return run_pipeline<Slice>(run, fill, compute, write);
 }
 
 // The input: a named file is read on a helper thread from construction on (overlapping the choice
@@ -353,16 +428,33 @@ class InputReader {
   std::future<hash::SecretBuffer> pending_;
 };
 
+// The summary line: rank 0's only in a distributed run.
 void summary(const Common& c, const std::string& text) {
-  if (!c.quiet) app::print_notice(kProg, text);
+  if (!c.quiet && dist::world().rank == 0) app::print_notice(kProg, text);
+}
+
+// Distributed runs (mpirun -np N wk-hash ...): every rank reads the input file itself (a shared
+// file system), and rank 0 alone writes the output.
+void check_distributed_input(const Common& c) {
+  if (dist::world().distributed() && (c.input.empty() || c.input == "-"))
+    throw Error(ErrorCategory::usage,
+                "under mpirun/srun the input must be a file every rank can read (-i FILE), not standard input");
+}
+// The output this rank writes: the -o file or standard output on rank 0; other ranks write none
+// (a sink that is never written or committed: "-" is standard output, which they leave alone).
+std::string here_output(const Common& c) { return dist::world().rank == 0 ? c.output : std::string("-"); }
+void commit_here(app::OutputSink& sink) {
+  if (dist::world().rank == 0) sink.commit();
+}
+std::string ranks_note() {
+  return dist::world().distributed() ? fmt::format(", {} ranks", dist::world().size) : std::string();
 }
 
 // ---- hash -------------------------------------------------------------------------------------
 // hash through LineJobs and CryptEngine::crypt: a std::string per setting and per result, a
 // Setting parsed per line (WK_HASH_GENERIC=1; the reference the fast path below is tested against).
 std::size_t hash_lines_generic(const Common& c, const hash::HashOptions& opt, bool users,
-                               const std::vector<std::string_view>& text_lines, const EngineStart& engine,
-                               app::OutputSink& sink) {
+                               const std::vector<std::string_view>& text_lines, const EngineStart& engine, LineRun& run) {
   // Per chunk of a slice: split user:password, check the password, draw fresh salts in bulk.
   auto build = [&](std::size_t first, std::span<LineJob> lines) {
     std::vector<std::string> settings = hash::generate_settings(opt, lines.size());
@@ -383,7 +475,7 @@ std::size_t hash_lines_generic(const Common& c, const hash::HashOptions& opt, bo
       else lj.setting = std::move(settings[k]);
     }
   };
-  return run_jobs("hash", text_lines.size(), engine, sink, c.quiet, build,
+  return run_jobs("hash", run, engine, build,
                   [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
@@ -424,12 +516,13 @@ void append_number(std::string& text, std::size_t v) {
 // from them on all cores. Plain output (no --users, no --json) is the result records themselves,
 // each record's last byte the newline: written as it is. Output byte-identical to the generic path.
 std::size_t hash_lines(const Common& c, const hash::HashOptions& opt, bool users, const hash::LineIndex& text_lines,
-                       const EngineStart& engine, app::OutputSink& sink) {
+                       const EngineStart& engine, LineRun& run) {
   const std::size_t setting_bytes = hash::generated_setting_bytes(opt);
   const std::size_t hash_bytes = hash::crypt_string_bytes(opt);
   const bool plain = !users && !c.json;
   const std::size_t stride = plain ? hash_bytes + 1 : hash_bytes;  // plain: + the newline
   struct Slice {
+    dist::Chunk chunk;
     std::size_t begin = 0, end = 0;  // input lines, 0-based
     std::vector<std::string_view> passwords;  // per line, then per job (the failed lines taken out)
     std::vector<std::string_view> user;       // --users: per line
@@ -513,7 +606,7 @@ std::size_t hash_lines(const Common& c, const hash::HashOptions& opt, bool users
     for (std::size_t k = 0; k < sl.bad.size(); ++k)
       app::print_error(kProg, fmt::format("line {}: {}", sl.begin + sl.bad[k] + 1, sl.bad_why[k]));
     if (plain) {
-      sink.write(sl.results);  // the failed lines have no output line
+      run.write(sl.results);  // the failed lines have no output line
       return sl.bad.size();
     }
     sl.text.resize((n + kLineGrain - 1) / kLineGrain);
@@ -550,10 +643,10 @@ std::size_t hash_lines(const Common& c, const hash::HashOptions& opt, bool users
         }
       }
     });
-    for (const std::string& t : sl.text) sink.write(t);
+    for (const std::string& t : sl.text) run.write(t);
     return sl.bad.size();
   };
-  return run_pipeline<Slice>(text_lines.size(), c.quiet, fill, compute, write);
+  return run_pipeline<Slice>(run, fill, compute, write);
 }
 
 int cmd_hash(const Common& c, const std::string& method_name, std::optional<std::uint32_t> rounds,
@@ -572,25 +665,33 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
   hash::check_hash_options(opt);  // usage errors before any input is read
 
   nvtx::Range app_range("wk-hash hash");
-  app::OutputSink sink(c.output);
+  check_distributed_input(c);
+  app::OutputSink sink(here_output(c));
   InputReader reader(c.input);
   const EngineStart engine(c, opt.method);
   const hash::SecretBuffer input = reader.get(engine);
   // WK_HASH_GENERIC=1: the LineJob path crypt and verify take (tests compare the two).
   const char* generic_env = std::getenv("WK_HASH_GENERIC");
-  std::size_t lines = 0, failed = 0;
+  std::size_t lines = 0;
+  std::vector<std::uint64_t> counts(1);  // failed lines (summed over the ranks)
   if (generic_env && std::string_view(generic_env) == "1") {
     const auto text_lines = hash::split_lines(input.view());
     lines = text_lines.size();
-    failed = hash_lines_generic(c, opt, users, text_lines, engine, sink);
+    LineRun run(lines, sink, c.quiet);
+    counts[0] = hash_lines_generic(c, opt, users, text_lines, engine, run);
+    run.finish(counts);
   } else {
     // Lines located a slice at a time: no view per line of the whole input made up front.
     const hash::LineIndex index(input.view());
     lines = index.size();
-    failed = hash_lines(c, opt, users, index, engine, sink);
+    LineRun run(lines, sink, c.quiet);
+    counts[0] = hash_lines(c, opt, users, index, engine, run);
+    run.finish(counts);
   }
-  sink.commit();
-  summary(c, fmt::format("{} hashed, {} failed ({} backend)", lines - failed, failed, to_string(engine.get().backend())));
+  const std::size_t failed = counts[0];
+  commit_here(sink);
+  summary(c, fmt::format("{} hashed, {} failed ({} backend{})", lines - failed, failed, to_string(engine.get().backend()),
+                         ranks_note()));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -615,13 +716,15 @@ auto tab_lines(const std::vector<std::string_view>& text_lines, const char* firs
 // ---- crypt ------------------------------------------------------------------------------------
 int cmd_crypt(const Common& c) {
   nvtx::Range app_range("wk-hash crypt");
-  app::OutputSink sink(c.output);
+  check_distributed_input(c);
+  app::OutputSink sink(here_output(c));
   InputReader reader(c.input);
   const EngineStart engine(c);
   const hash::SecretBuffer input = reader.get(engine);
   const auto text_lines = hash::split_lines(input.view());
-  const std::size_t failed = run_jobs("crypt", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "SETTING"),
-                                      [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
+  LineRun run(text_lines.size(), sink, c.quiet);
+  std::vector<std::uint64_t> counts{run_jobs("crypt", run, engine, tab_lines(text_lines, "SETTING"),
+                                             [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
     if (c.json) {
       nlohmann::ordered_json j{{"line", lj.line}};
       if (lj.error.empty()) j["hash"] = out->hash;
@@ -630,23 +733,28 @@ int cmd_crypt(const Common& c) {
     } else if (lj.error.empty()) {
       text.append(out->hash).push_back('\n');
     }
-  });
-  sink.commit();
-  summary(c, fmt::format("{} hashed, {} failed ({} backend)", text_lines.size() - failed, failed, to_string(engine.get().backend())));
+  })};
+  run.finish(counts);
+  const std::size_t failed = counts[0];
+  commit_here(sink);
+  summary(c, fmt::format("{} hashed, {} failed ({} backend{})", text_lines.size() - failed, failed,
+                         to_string(engine.get().backend()), ranks_note()));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
 // ---- verify -----------------------------------------------------------------------------------
 int cmd_verify(const Common& c) {
   nvtx::Range app_range("wk-hash verify");
-  app::OutputSink sink(c.output);
+  check_distributed_input(c);
+  app::OutputSink sink(here_output(c));
   InputReader reader(c.input);
   const EngineStart engine(c);
   const hash::SecretBuffer input = reader.get(engine);
   const auto text_lines = hash::split_lines(input.view());
+  LineRun run(text_lines.size(), sink, c.quiet);
   std::atomic<std::size_t> ok{0}, mismatch{0};
-  const std::size_t failed = run_jobs("verify", text_lines.size(), engine, sink, c.quiet, tab_lines(text_lines, "HASH"),
-                                      [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
+  const std::size_t failed_here = run_jobs("verify", run, engine, tab_lines(text_lines, "HASH"),
+                                           [&](const LineJob& lj, const hash::CryptOutcome* out, std::string& text) {
     const char* status = "ERROR";
     if (lj.error.empty()) {
       // The stored hash is the setting; a correct password reproduces it exactly.
@@ -662,16 +770,62 @@ int cmd_verify(const Common& c) {
       text.append(fmt::format("line {}: {}\n", lj.line, status));
     }
   });
-  sink.commit();
-  summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend)", ok.load(), mismatch.load(), failed,
-                         to_string(engine.get().backend())));
-  return failed || mismatch ? app::kSomeFailed : app::kSuccess;
+  std::vector<std::uint64_t> counts{failed_here, ok.load(), mismatch.load()};
+  run.finish(counts);
+  commit_here(sink);
+  summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend{})", counts[1], counts[2], counts[0],
+                         to_string(engine.get().backend()), ranks_note()));
+  return counts[0] || counts[2] ? app::kSomeFailed : app::kSuccess;
 }
 
 // ---- audit ------------------------------------------------------------------------------------
+// audit over the ranks of an mpirun/srun job: rank 0 deals chunks of the word list (every account
+// against each chunk's words) and merges the chunks' results into the single-process result: per
+// account the first matching word, the rejected accounts once each. Every rank returns it (only
+// rank 0 prints).
+hash::AuditResult audit_distributed(hash::CryptEngine& engine, const std::vector<hash::AuditAccount>& accounts,
+                                    const std::vector<std::string_view>& words, app::Progress& progress) {
+  const dist::World& w = dist::world();
+  std::vector<std::size_t> first_word(accounts.size(), SIZE_MAX);
+  std::map<std::size_t, std::string> rejected;
+  dist::ChunkDealer::Options o;
+  const std::size_t per = std::max<std::size_t>(1, (words.size() + 16 * w.size - 1) / (16 * w.size));
+  for (std::size_t b = 0; b < words.size(); b += per) o.bounds.push_back(b);
+  o.bounds.push_back(words.size());
+  if (words.empty()) o.bounds = {0, 0};  // one empty chunk: its rank still reports rejected hashes
+  o.deliver = [&](const dist::Chunk& chunk, int, std::string&& payload) {
+    const auto j = nlohmann::json::parse(payload);
+    for (const auto& m : j.at("m")) {
+      std::size_t& best = first_word[m.at(0).get<std::size_t>()];
+      best = std::min(best, m.at(1).get<std::size_t>());
+    }
+    for (const auto& r : j.at("r")) rejected.emplace(r.at(0).get<std::size_t>(), r.at(1).get<std::string>());
+    for (std::size_t i = 0; i < accounts.size() * (chunk.end - chunk.begin); ++i) progress.step();
+  };
+  dist::ChunkDealer dealer(std::move(o));
+  while (const auto chunk = dealer.next()) {
+    const auto part = hash::audit(engine, accounts, std::span(words).subspan(chunk->begin, chunk->end - chunk->begin));
+    nlohmann::json j{{"m", nlohmann::json::array()}, {"r", nlohmann::json::array()}};
+    for (const hash::AuditMatch& m : part.matches) j["m"].push_back({m.account, chunk->begin + m.word});
+    for (const auto& [account, why] : part.rejected) j["r"].push_back({account, why});
+    dealer.done(*chunk, j.dump());
+  }
+  if (!dealer.finish().empty()) throw Error(ErrorCategory::io, "a rank's audit results never reached rank 0");
+  hash::AuditResult result;
+  for (std::size_t a = 0; a < accounts.size(); ++a)
+    if (first_word[a] != SIZE_MAX) result.matches.push_back({a, first_word[a]});
+  for (auto& [account, why] : rejected) result.rejected.emplace_back(account, std::move(why));
+  return result;
+}
+
 int cmd_audit(const Common& c, const std::string& hashes_path, const std::string& wordlist_path, bool show_passwords) {
   nvtx::Range app_range("wk-hash audit");
-  app::OutputSink sink(c.output);
+  app::OutputSink sink(here_output(c));
+  // Distributed: every rank reads and checks both files; rank 0 alone reports and writes.
+  const bool speaks = dist::world().rank == 0;
+  auto error = [&](const std::string& msg) {
+    if (speaks) app::print_error(kProg, msg);
+  };
   const EngineStart start(c);
   hash::CryptEngine& engine = start.get();
   hash::SecretBuffer hash_text, word_text;
@@ -683,7 +837,7 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
   std::size_t failed = 0, skipped = 0;
   const auto hash_lines = hash::split_lines(hash_text.view());
   hash::ShadowList shadow = hash::parse_shadow(hash_lines);
-  for (const auto& [line, why] : shadow.errors) app::print_error(kProg, fmt::format("{}: line {}: {}", hashes_path, line, why));
+  for (const auto& [line, why] : shadow.errors) error(fmt::format("{}: line {}: {}", hashes_path, line, why));
   failed += shadow.errors.size();
   skipped += shadow.skipped;
   const std::vector<hash::AuditAccount>& accounts = shadow.accounts;
@@ -692,7 +846,7 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
   const auto word_lines = hash::split_lines(word_text.view());
   for (std::size_t i = 0; i < word_lines.size(); ++i) {
     if (std::string why = hash::check_password(word_lines[i]); !why.empty()) {
-      app::print_error(kProg, fmt::format("{}: line {}: {}", wordlist_path, i + 1, why));
+      error(fmt::format("{}: line {}: {}", wordlist_path, i + 1, why));
       ++failed;
       continue;
     }
@@ -705,14 +859,16 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
       ++k;
     }
 
-  app::Progress progress(accounts.size() * words.size(), "tries", !c.quiet);
+  app::Progress progress(accounts.size() * words.size(), "tries", !c.quiet && dist::world().rank == 0);
   std::size_t shown = 0;
-  const hash::AuditResult result = hash::audit(engine, accounts, words, [&](std::size_t done, std::size_t) {
-    for (; shown < done; ++shown) progress.step();
-  });
+  const hash::AuditResult result =
+      dist::world().distributed() ? audit_distributed(engine, accounts, words, progress)
+                                  : hash::audit(engine, accounts, words, [&](std::size_t done, std::size_t) {
+                                      for (; shown < done; ++shown) progress.step();
+                                    });
   progress.finish();
   for (const auto& [account, why] : result.rejected) {
-    app::print_error(kProg, fmt::format("{}: line {}: {}", hashes_path, account_line[account], why));
+    error(fmt::format("{}: line {}: {}", hashes_path, account_line[account], why));
     ++failed;
   }
   for (const hash::AuditMatch& m : result.matches) {
@@ -725,17 +881,23 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
       sink.line(show_passwords ? a.user + ":" + std::string(words[m.word]) : a.user);
     }
   }
-  sink.commit();
+  commit_here(sink);
   summary(c, fmt::format("{} accounts, {} words: {} with a password from the word list; {} without a hash skipped, "
-                         "{} lines failed ({} backend)",
+                         "{} lines failed ({} backend{})",
                          accounts.size(), words.size(), result.matches.size(), skipped, failed,
-                         to_string(engine.backend())));
+                         to_string(engine.backend()), ranks_note()));
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  try {
+    app::start_world(&argc, &argv);  // mpirun / srun: this process is one rank of several
+  } catch (const std::exception& e) {
+    app::print_error(kProg, e.what());
+    return app::kSomeFailed;
+  }
   // Slices allocate and free vectors of tens of MB each; keep such blocks in the heap instead of
   // unmapping them on free, so later slices reuse them without faulting pages in again.
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -781,12 +943,16 @@ int main(int argc, char** argv) {
       "hash (empty, '*', '!...': disabled or locked) are skipped. Example:\n"
       "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt");
 
-  return app::run_app(kProg, app, argc, argv, [&]() -> int {
+  const int code = app::run_app(kProg, app, argc, argv, [&]() -> int {
     app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written -o file left
+    if (dist::world().rank != 0)  // one voice: rank 0 prints notices, progress and the summary
+      for (Common* c : {&hc, &cc, &vc, &ac}) c->quiet = true;
     if (hash_cmd->parsed()) return cmd_hash(hc, method, rounds, cost, variant, users);
     if (crypt_cmd->parsed()) return cmd_crypt(cc);
     if (verify_cmd->parsed()) return cmd_verify(vc);
     if (audit_cmd->parsed()) return cmd_audit(ac, hashes_path, wordlist_path, show_passwords);
     return app::kUsage;
   });
+  if (dist::world().distributed()) app::end_world(code);
+  return code;
 }

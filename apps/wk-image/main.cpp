@@ -3,11 +3,18 @@
 // (wk/pipeline/folder_job.hpp: worker threads, streams, pinned staging, multi-GPU).
 #include <fmt/core.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "app_common.hpp"
+#include "wk/core/dist.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/image/pipeline.hpp"
@@ -111,9 +118,249 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   return ids;
 }
 
+// ---- distributed runs (mpirun / srun: wk::dist) ------------------------------------------------
+// Rank 0 lists the inputs once and sends the list to every rank; it deals chunks of about equal
+// bytes on demand (a slow rank takes fewer); each rank converts its chunks on its node's GPU(s) or
+// CPU, writes their outputs itself (a shared file system) and sends their records back; rank 0
+// shows the one progress line and writes the one report.
+
+// The list as bytes: count, then per file its path and relative path; then the listing errors.
+std::string pack_scan(const io::InputScan& scan) {
+  std::string out;
+  auto put = [&out](std::string_view s) {
+    const std::uint64_t n = s.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n).append(s);
+  };
+  put(std::to_string(scan.files.size()));
+  for (const auto& f : scan.files) {
+    put(f.path.native());
+    put(f.relative.native());
+  }
+  put(std::to_string(scan.errors.size()));
+  for (const auto& e : scan.errors) put(e);
+  return out;
+}
+
+io::InputScan unpack_scan(std::string_view in) {
+  auto get = [&in]() {
+    std::uint64_t n = 0;
+    if (in.size() < sizeof n) throw Error(ErrorCategory::internal, "a truncated file list from rank 0");
+    std::memcpy(&n, in.data(), sizeof n);
+    if (in.size() - sizeof n < n) throw Error(ErrorCategory::internal, "a truncated file list from rank 0");
+    std::string s(in.substr(sizeof n, n));
+    in.remove_prefix(sizeof n + n);
+    return s;
+  };
+  io::InputScan scan;
+  for (std::size_t i = 0, n = std::stoull(get()); i < n; ++i) {
+    io::InputFile f;
+    f.path = get();
+    f.relative = get();
+    scan.files.push_back(std::move(f));
+  }
+  for (std::size_t i = 0, n = std::stoull(get()); i < n; ++i) scan.errors.push_back(get());
+  return scan;
+}
+
+// A chunk's records: per line, the file's index, a space, the record's JSON.
+std::string pack_records(const std::vector<std::pair<std::size_t, pipeline::FileRecord>>& records) {
+  std::string out;
+  for (const auto& [i, r] : records) out.append(std::to_string(i)).append(" ").append(pipeline::record_json(r)).append("\n");
+  return out;
+}
+
+int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, bool quiet) {
+  const dist::World& world = dist::world();
+  const bool speaks = world.rank == 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  // The list, made once.
+  std::string listed;
+  if (speaks) {
+    nvtx::Range r("scan", nvtx::Color::io);
+    listed = pack_scan(io::scan_inputs(job.inputs, job.outdir));
+  }
+  dist::broadcast(listed);
+  pipeline::FileSource source;
+  source.listed = unpack_scan(listed);
+  listed = {};
+  const std::size_t n = source.listed.files.size();
+
+  // Chunks of about equal bytes, ~16 per rank; rank 0 collects the records of each.
+  dist::ChunkDealer::Options o;
+  if (speaks) {
+    std::vector<std::uint64_t> bytes(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::error_code ec;
+      const auto size = fs::file_size(source.listed.files[i].path, ec);
+      bytes[i] = ec ? 1 : std::max<std::uint64_t>(1, size);
+    }
+    o.bounds = dist::chunk_bounds(bytes, std::size_t(world.size) * 16);
+  }
+  std::vector<std::optional<pipeline::FileRecord>> merged(speaks ? n : 0);
+  std::mutex merged_mutex;  // deliver (service thread, workers) vs. the checkpoints
+  bool merged_changed = false;
+  std::unique_ptr<wk::app::Progress> progress;
+  if (speaks) progress = std::make_unique<wk::app::Progress>(n, "img", !quiet);
+  double megapixels = 0;
+  // The report from what rank 0 holds (final: after every rank reported, or gave up on).
+  auto report_now = [&](bool final) {
+    pipeline::JobResult result;
+    result.scan_errors = source.listed.errors;
+    {
+      std::lock_guard lock(merged_mutex);
+      for (const auto& r : merged)
+        if (r) result.records.push_back(*r);
+      merged_changed = false;
+    }
+    pipeline::tally(result, n);
+    result.totals.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.totals.interrupted = !final || result.totals.not_started > 0;
+    return result;
+  };
+  auto write_report = [&](const pipeline::JobResult& result) {
+    const std::string json = pipeline::report_json(result, job);
+    io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
+  };
+  // Checkpoints (rank 0, --report): the report of what is done so far, every few seconds and at
+  // once on SIGINT/SIGTERM -- mpirun SIGKILLs every rank about a second after one rank dies, so
+  // the report (and --resume) covers the finished files even when rank 0 cannot end normally.
+  std::atomic<bool> ended{false};
+  std::thread checkpoints;
+  if (speaks && !report.empty())
+    checkpoints = std::thread([&] {
+      auto due = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      bool after_stop = false;
+      while (!ended) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const auto now = std::chrono::steady_clock::now();
+        if (!(now >= due || (g_stop && !after_stop))) continue;
+        after_stop = g_stop;
+        bool changed;
+        {
+          std::lock_guard lock(merged_mutex);
+          changed = merged_changed;
+        }
+        if (changed) {
+          try {
+            write_report(report_now(false));
+          } catch (const std::exception& e) {
+            wk::app::print_error(kProg, std::string("checkpoint: ") + e.what());
+          }
+        }
+        // At most ~10 % of a core on checkpoints of a long list.
+        due = std::chrono::steady_clock::now() + std::max(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                  std::chrono::seconds(2)),
+                                                          10 * (std::chrono::steady_clock::now() - now));
+      }
+    });
+  struct JoinCheckpoints {
+    std::atomic<bool>& ended;
+    std::thread& t;
+    ~JoinCheckpoints() {
+      ended = true;
+      if (t.joinable()) t.join();
+    }
+  } join_checkpoints{ended, checkpoints};
+  o.deliver = [&](const dist::Chunk&, int, std::string&& payload) {
+    std::lock_guard lock(merged_mutex);
+    merged_changed = true;
+    std::string_view rest = payload;
+    while (!rest.empty()) {
+      const std::size_t nl = rest.find('\n'), sp = rest.find(' ');
+      if (nl == std::string_view::npos || sp > nl) throw Error(ErrorCategory::internal, "a malformed chunk report");
+      const std::size_t i = std::stoull(std::string(rest.substr(0, sp)));
+      if (i >= n) throw Error(ErrorCategory::internal, "a chunk report for an unknown file");
+      merged[i] = pipeline::record_from_json(rest.substr(sp + 1, nl - sp - 1));
+      if (merged[i]->status == pipeline::FileStatus::ok) megapixels += double(merged[i]->width) * merged[i]->height / 1e6;
+      progress->step(fmt::format("{:.0f} Mpx/s", megapixels / std::max(progress->elapsed_s(), 1e-9)));
+      rest.remove_prefix(nl + 1);
+    }
+  };
+  o.stop = &g_stop;
+  dist::ChunkDealer dealer(std::move(o));
+
+  std::mutex chunks_mutex;
+  std::map<std::size_t, dist::Chunk> chunk_at;  // dealt here, by first file
+  source.next = [&]() -> std::optional<std::pair<std::size_t, std::size_t>> {
+    const auto c = dealer.next();
+    if (!c) return std::nullopt;
+    std::lock_guard lock(chunks_mutex);
+    chunk_at[c->begin] = *c;
+    return std::make_pair(c->begin, c->end);
+  };
+  source.range_done = [&](std::pair<std::size_t, std::size_t> range,
+                          std::vector<std::pair<std::size_t, pipeline::FileRecord>>&& records) {
+    dist::Chunk c;
+    {
+      std::lock_guard lock(chunks_mutex);
+      c = chunk_at.at(range.first);
+    }
+    dealer.done(c, pack_records(records));
+  };
+
+  job.gpu_share_index = world.local_rank;  // the node's GPUs split over its ranks
+  job.gpu_share_count = world.local_size;
+  pipeline::JobCallbacks cb;
+  cb.on_file = [&](const pipeline::FileRecord& r) {
+    if (r.status == pipeline::FileStatus::failed) wk::app::print_error(kProg, r.path + ": " + r.error);
+  };
+  cb.on_notice = [&](const std::string& msg) {
+    if (!quiet) wk::app::print_notice(kProg, speaks ? msg : fmt::format("rank {}: {}", world.rank, msg));
+  };
+  pipeline::JobResult mine = pipeline::run_folder_job(job, &g_stop, cb, &source);
+  // After a stop, the other ranks' files in flight get half a second: mpirun's SIGKILL follows
+  // its SIGTERM by about a second.
+  const std::vector<dist::ChunkDealer::Missing> missing = dealer.finish(std::chrono::milliseconds(500));
+  if (!speaks) return g_stop ? wk::app::kInterrupted : wk::app::kSuccess;  // rank 0 decides the code
+  ended = true;
+  if (checkpoints.joinable()) checkpoints.join();
+  if (progress) progress->finish();
+
+  // The one report: every rank's records in input order.
+  pipeline::JobResult result = report_now(true);
+  result.gpu.ready_s = mine.gpu.ready_s;
+  result.gpu.not_used = mine.gpu.not_used;
+  result.gpu.gpu_name = mine.gpu.gpu_name;
+  const pipeline::JobTotals& t = result.totals;
+  for (const auto& m : missing) {
+    std::size_t cleaned = 0;
+    for (std::size_t i = m.chunk.begin; i < m.chunk.end; ++i)
+      if (!merged[i]) cleaned += pipeline::remove_stale_temporaries(pipeline::output_path(job, source.listed.files[i]));
+    wk::app::print_error(kProg, fmt::format("rank {} did not report files {}..{} (it ended or was killed){}", m.rank,
+                                            m.chunk.begin + 1, m.chunk.end,
+                                            cleaned ? fmt::format("; {} temporary files of it removed", cleaned) : ""));
+  }
+  for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
+  if (!report.empty()) write_report(result);
+  const std::size_t failed = t.failed + result.scan_errors.size();
+  if (t.files == 0 && failed == 0) {
+    wk::app::print_error(kProg, "no image files found in the inputs");
+    return wk::app::kSomeFailed;
+  }
+  if (!quiet) {
+    fmt::print("{}: {} converted, {} failed{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on {} ranks "
+               "({} files on GPUs, {} on CPUs)\n",
+               kProg, t.ok, failed, t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
+               t.ok / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), world.size,
+               result.gpu.files_gpu, result.gpu.files_cpu);
+  }
+  if (t.interrupted) {
+    wk::app::print_error(kProg, fmt::format("interrupted: {} of {} files not finished{}", t.not_started, t.files,
+                                            report.empty() ? "" : "; continue with --resume " + report));
+    return wk::app::kInterrupted;
+  }
+  return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  try {
+    wk::app::start_world(&argc, &argv);  // mpirun / srun: this process is one rank of several
+  } catch (const std::exception& e) {
+    wk::app::print_error(kProg, e.what());
+    return wk::app::kSomeFailed;
+  }
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
   pipeline::FolderJobOptions job;
   std::string device, border_text = "reflect101", gpus, report, jpeg_decoder = "auto", jpeg_encoder = "auto";
@@ -177,6 +424,7 @@ int main(int argc, char** argv) {
       job.backend = sel.backend;
     }
     wk::app::install_interrupt_handlers(&g_stop);
+    if (dist::world().distributed()) return run_distributed(job, report, quiet);
 
     std::unique_ptr<wk::app::Progress> progress;
     double megapixels = 0;
@@ -229,5 +477,5 @@ int main(int argc, char** argv) {
   // No teardown: every output and the report are renamed into place and what was printed is
   // flushed; destroying the CUDA context and nvJPEG handles (~0.35 s on the H100) would only
   // delay the exit, and with --device auto the GPU start-up may still be running.
-  wk::app::exit_now(code);
+  wk::app::end_world(code);
 }

@@ -7,12 +7,15 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <sched.h>
 #include <thread>
 #include <vector>
 
 namespace wk {
 
 namespace {
+
+std::atomic<unsigned> g_core_limit{0};  // 0: none
 
 // One parallel_for call: chunks are claimed through `next`; the caller waits for `finished` to
 // reach `chunks`. Shared with the pool's queue entries, which may outlive the call's wait (an
@@ -53,7 +56,7 @@ struct Loop {
 class Pool {
  public:
   Pool() {
-    const unsigned hw = std::thread::hardware_concurrency();
+    const unsigned hw = usable_cores();
     const unsigned workers = hw > 1 ? hw - 1 : 0;
     for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
   }
@@ -105,6 +108,19 @@ Pool& pool() {
 
 }  // namespace
 
+unsigned usable_cores() noexcept {
+  unsigned cores = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cores = unsigned(CPU_COUNT(&set));
+  if (cores == 0) cores = std::thread::hardware_concurrency();
+  cores = std::max(1u, cores);
+  const unsigned limit = g_core_limit.load();
+  return limit ? std::min(cores, limit) : cores;
+}
+
+void limit_cores(unsigned cores) noexcept { g_core_limit = std::max(1u, cores); }
+
 unsigned parallel_threads() noexcept { return pool().workers() + 1; }
 
 void parallel_for(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& fn) {
@@ -112,7 +128,8 @@ void parallel_for(std::size_t n, std::size_t grain, const std::function<void(std
   grain = std::max<std::size_t>(1, grain);
   const std::size_t chunks = (n + grain - 1) / grain;
   if (chunks == 1 || pool().workers() == 0) {
-    fn(0, n);
+    // One core: the chunks in order on this thread (callers may rely on chunk = grain indices).
+    for (std::size_t begin = 0; begin < n; begin += grain) fn(begin, std::min(n, begin + grain));
     return;
   }
   auto loop = std::make_shared<Loop>();

@@ -22,10 +22,7 @@ namespace wk::hash {
 
 namespace {
 
-unsigned default_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n ? n : 1;
-}
+unsigned default_threads() { return usable_cores(); }
 
 // libxcrypt on all cores. `indices` selects the jobs; results go to out[index].
 void run_libxcrypt(std::span<const CryptJob> jobs, std::span<const std::size_t> indices, std::span<CryptOutcome> out,

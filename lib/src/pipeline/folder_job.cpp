@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <future>
 #include <map>
+#include <tuple>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/io/files.hpp"
 #include "wk/io/image_codec.hpp"
@@ -93,13 +95,41 @@ struct Reporter {
     cb.on_notice(msg);
   }
   Clock::time_point start;
+  FileSource* source = nullptr;
+  // source: the ranges dealt to this process, by first index: {end, files not yet finished}.
+  std::map<std::size_t, std::pair<std::size_t, std::size_t>> ranges;
   void finished(std::size_t i, FileRecord&& r) {
     r.finished_s = std::chrono::duration<double>(Clock::now() - start).count();
     std::lock_guard<std::mutex> lock(mutex);
     records[i] = std::move(r);
     if (cb.on_file) cb.on_file(*records[i]);
+    if (!source) return;
+    auto it = ranges.upper_bound(i);
+    if (it == ranges.begin()) return;
+    --it;
+    if (i < it->second.first && --it->second.second == 0) {
+      range_done(it->first, it->second.first);
+      ranges.erase(it);
+    }
+  }
+  // Under mutex.
+  void range_done(std::size_t begin, std::size_t end) {
+    std::vector<std::pair<std::size_t, FileRecord>> done;
+    for (std::size_t k = begin; k < end; ++k)
+      if (records[k]) done.emplace_back(k, *records[k]);
+    source->range_done({begin, end}, std::move(done));
   }
 };
+
+// The share of `all` GPUs for process `index` of `count` on a node (FolderJobOptions::gpu_share_*).
+std::vector<int> gpu_share(const std::vector<int>& all, int index, int count) {
+  if (count <= 1 || all.empty()) return all;
+  std::vector<int> mine;
+  for (std::size_t g = 0; g < all.size(); ++g)
+    if (int(g) % count == index % count) mine.push_back(all[g]);
+  if (mine.empty()) mine.push_back(all[std::size_t(index) % all.size()]);
+  return mine;
+}
 
 fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
   fs::path out = opt.outdir / in.relative;
@@ -409,6 +439,7 @@ struct StartPlan {
   std::string pipeline_text;
   image::PipelineOptions pipeline_options;
   Clock::time_point t0;   // the job's start
+  int share_index = 0, share_count = 1;  // FolderJobOptions::gpu_share_*
 };
 
 // The start-up thread: the device count (fast, also without a GPU: a job that ends early waits
@@ -445,8 +476,10 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
   }
   if (!status.usable) return fail(status.reason);
   std::vector<int> gpus = plan.gpus;
-  if (gpus.empty())
+  if (gpus.empty()) {
     for (int d = 0; d < count; ++d) gpus.push_back(d);
+    gpus = gpu_share(gpus, plan.share_index, plan.share_count);
+  }
   try {
     for (int d : gpus) {  // every context before any handle
       WK_CUDA_CHECK(cudaSetDevice(d));
@@ -511,7 +544,47 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
 
 bool nvjpeg_in_build() noexcept { return io::nvjpeg_in_build(); }
 
-JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* stop, const JobCallbacks& cb) {
+fs::path output_path(const FolderJobOptions& options, const io::InputFile& input) { return output_for(options, input); }
+
+std::size_t remove_stale_temporaries(const fs::path& output) {
+  const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
+  const std::string prefix = "." + output.filename().string();
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // ".NAME" + the marker + 6 random characters
+    if (name.size() == prefix.size() + 10 && name.rfind(prefix, 0) == 0 && io::is_temporary_name(it->path()) &&
+        name.compare(prefix.size(), 4, ".wk-") == 0) {
+      std::error_code rm;
+      if (fs::remove(it->path(), rm)) ++removed;
+    }
+  }
+  return removed;
+}
+
+void tally(JobResult& result, std::size_t files) {
+  JobTotals& tot = result.totals;
+  tot.files = files;
+  tot.ok = tot.failed = tot.skipped = 0;
+  tot.megapixels = 0;
+  tot.not_started = files - std::min(files, result.records.size());
+  result.gpu.files_cpu = result.gpu.files_gpu = 0;
+  for (const FileRecord& r : result.records) {
+    if (!r.device.empty()) ++(r.device == "cpu" ? result.gpu.files_cpu : result.gpu.files_gpu);
+    if (r.status == FileStatus::ok) {
+      ++tot.ok;
+      tot.megapixels += double(r.width) * r.height / 1e6;
+    } else if (r.status == FileStatus::failed) {
+      ++tot.failed;
+    } else {
+      ++tot.skipped;
+    }
+  }
+}
+
+JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* stop, const JobCallbacks& cb,
+                         FileSource* source) {
   // Bad pipelines and options are usage errors before any file is touched.
   { image::Pipeline validate(opt.pipeline_text, Backend::cpu, opt.pipeline_options); }
   if (opt.max_pixels < 1) throw Error(ErrorCategory::usage, "--max-pixels must be at least 1");
@@ -547,8 +620,10 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     } else {
       WK_CUDA_CHECK(cudaGetDeviceCount(&count));
     }
-    if (gpus.empty())
+    if (gpus.empty()) {
       for (int d = 0; d < count; ++d) gpus.push_back(d);
+      gpus = gpu_share(gpus, opt.gpu_share_index, opt.gpu_share_count);
+    }
     for (int d : gpus)
       if ((d < 0 || d >= count) && (!hybrid || count > 0))
         throw Error(ErrorCategory::usage, "--gpus: no GPU " + std::to_string(d) + " (this machine has " + std::to_string(count) + ")");
@@ -561,7 +636,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   const auto t0 = Clock::now();
   JobResult result;
   io::InputScan scan;
-  {
+  if (source) {
+    scan = source->listed;
+  } else {
     nvtx::Range r("scan", nvtx::Color::io);
     scan = io::scan_inputs(opt.inputs, opt.outdir);
   }
@@ -577,7 +654,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   if (cb.on_start) cb.on_start(scan.files.size());
 
   const std::size_t n = scan.files.size();
-  const int hw = std::max(1u, std::thread::hardware_concurrency());
+  const int hw = static_cast<int>(usable_cores());
   const int workers = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(opt.threads > 0 ? opt.threads : hw, std::max<std::size_t>(n, 1))));
   // Workers give each image one core; OpenCV's own thread pool would oversubscribe them.
   const int saved_cv_threads = cv::getNumThreads();
@@ -586,7 +663,29 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   std::vector<std::optional<FileRecord>> records(n);
   std::atomic<std::size_t> next{0};
   std::exception_ptr fatal;
-  Reporter rep{cb, {}, records, t0};
+  Reporter rep{cb, {}, records, t0, source, {}};
+  // The next file for a worker: all of them in order, or those of the ranges `source` deals.
+  std::mutex take_mutex;
+  std::size_t range_next = 0, range_end = 0;
+  auto take = [&]() -> std::optional<std::size_t> {
+    if (!source) {
+      const std::size_t i = next++;
+      return i < n ? std::optional<std::size_t>(i) : std::nullopt;
+    }
+    std::lock_guard<std::mutex> lock(take_mutex);
+    while (range_next >= range_end) {
+      const auto range = source->next();
+      if (!range) return std::nullopt;
+      if (range->second > n || range->first > range->second)
+        throw Error(ErrorCategory::internal, "folder job: a dealt range beyond the file list");
+      {
+        std::lock_guard<std::mutex> rep_lock(rep.mutex);
+        rep.ranges[range->first] = {range->second, range->second - range->first};
+      }
+      std::tie(range_next, range_end) = *range;
+    }
+    return range_next++;
+  };
   auto device_of = [&](int w) { return gpus.empty() ? -1 : gpus[static_cast<std::size_t>(w) % gpus.size()]; };
 
   std::shared_ptr<GpuStartup> startup;
@@ -618,7 +717,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     startup->left.assign(std::size_t(workers), false);
     startup->notice = [&rep](const std::string& m) { rep.notice(m); };
     StartPlan plan{opt.gpus, workers, nvjpeg_decode, nvjpeg_encode, opt.jpeg_batch, opt.encode.jpeg_quality, {},
-                   opt.pipeline_text, opt.pipeline_options, t0};
+                   opt.pipeline_text, opt.pipeline_options, t0, opt.gpu_share_index, opt.gpu_share_count};
     for (const auto& f : scan.files)
       if (io::is_jpeg_path(f.path)) {
         plan.warm_jpeg = f.path;
@@ -723,8 +822,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
         if (service)
           if (auto ready = service->take_ready()) finish_from_service(sh, std::move(ready), wp, *service, rep);
         if (stop && stop->load()) break;
-        const std::size_t i = next++;
-        if (i >= n) break;
+        const std::optional<std::size_t> taken = take();
+        if (!taken) break;
+        const std::size_t i = *taken;
         auto fw = std::make_unique<FileWork>();
         fw->i = i;
         bool to_service = false;
@@ -808,16 +908,13 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
   cv::setNumThreads(saved_cv_threads);
   if (fatal) std::rethrow_exception(fatal);
 
+  // Ranges cut short by a stop: what was finished of them.
+  for (const auto& [begin, range] : rep.ranges) rep.range_done(begin, range.first);
+  rep.ranges.clear();
+  for (auto& r : records)
+    if (r) result.records.push_back(std::move(*r));
+  tally(result, n);
   JobTotals& tot = result.totals;
-  tot.files = n;
-  for (auto& r : records) {
-    if (!r) { ++tot.not_started; continue; }
-    if (!r->device.empty()) ++(r->device == "cpu" ? gs.files_cpu : gs.files_gpu);
-    if (r->status == FileStatus::ok) { ++tot.ok; tot.megapixels += double(r->width) * r->height / 1e6; }
-    else if (r->status == FileStatus::failed) ++tot.failed;
-    else ++tot.skipped;
-    result.records.push_back(std::move(*r));
-  }
   tot.interrupted = stop && stop->load() && tot.not_started > 0;
   tot.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;

@@ -64,19 +64,59 @@ const char* to_string(FileStatus s) noexcept {
   return "?";
 }
 
+namespace {
+
+nlohmann::json record_object(const FileRecord& r) {
+  nlohmann::json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
+                      {"height", r.height}, {"device", r.device}, {"decoder", r.decoder}, {"encoder", r.encoder},
+                      {"finished_s", r.finished_s},
+                      {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
+                              {"encode", r.ms.encode}, {"write", r.ms.write}}}};
+  if (!r.error.empty()) f["error"] = r.error;
+  if (!is_utf8(r.path)) f["path_hex"] = to_hex(r.path);
+  if (!is_utf8(r.output)) f["output_hex"] = to_hex(r.output);
+  return f;
+}
+
+}  // namespace
+
+std::string record_json(const FileRecord& record) {
+  return record_object(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+FileRecord record_from_json(std::string_view text) {
+  FileRecord r;
+  try {
+    const auto f = nlohmann::json::parse(text.begin(), text.end());
+    auto exact = [&](const char* name, const char* hex_name) {
+      if (!f.contains(hex_name)) return f.at(name).get<std::string>();
+      if (auto s = from_hex(f.at(hex_name).get<std::string>())) return std::move(*s);
+      throw Error(ErrorCategory::decode, std::string("a file record whose ") + hex_name + " is not hexadecimal");
+    };
+    r.path = exact("path", "path_hex");
+    r.output = exact("output", "output_hex");
+    const std::string status = f.at("status").get<std::string>();
+    r.status = status == "ok" ? FileStatus::ok : status == "skipped" ? FileStatus::skipped : FileStatus::failed;
+    r.error = f.value("error", "");
+    r.width = f.at("width").get<int>();
+    r.height = f.at("height").get<int>();
+    r.device = f.at("device").get<std::string>();
+    r.decoder = f.at("decoder").get<std::string>();
+    r.encoder = f.at("encoder").get<std::string>();
+    r.finished_s = f.at("finished_s").get<double>();
+    const auto& ms = f.at("ms");
+    r.ms = {ms.at("read").get<double>(), ms.at("decode").get<double>(), ms.at("process").get<double>(),
+            ms.at("encode").get<double>(), ms.at("write").get<double>()};
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCategory::decode, std::string("not a wk-image file record (") + e.what() + ")");
+  }
+  return r;
+}
+
 std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   using nlohmann::json;
   json files = json::array();
-  for (const auto& r : result.records) {
-    json f = {{"path", r.path}, {"output", r.output}, {"status", to_string(r.status)}, {"width", r.width},
-              {"height", r.height}, {"device", r.device}, {"decoder", r.decoder}, {"encoder", r.encoder},
-              {"finished_s", r.finished_s},
-              {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
-                      {"encode", r.ms.encode}, {"write", r.ms.write}}}};
-    if (!r.error.empty()) f["error"] = r.error;
-    if (!is_utf8(r.path)) f["path_hex"] = to_hex(r.path);
-    files.push_back(std::move(f));
-  }
+  for (const auto& r : result.records) files.push_back(record_object(r));
   const JobTotals& t = result.totals;
   json j = {{"tool", "wk-image"},
             {"pipeline", opt.pipeline_text},

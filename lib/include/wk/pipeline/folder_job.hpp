@@ -18,6 +18,7 @@
 
 #include "wk/core/backend.hpp"
 #include "wk/image/pipeline.hpp"
+#include "wk/io/files.hpp"
 #include "wk/io/image_codec.hpp"
 
 namespace wk::pipeline {
@@ -64,7 +65,13 @@ struct FolderJobOptions {
   // _exit: no teardown): the start-up thread is left running, so the caller must not touch CUDA
   // again and must end the process with _exit or quick_exit, not exit().
   bool wait_for_gpu_startup = true;
+  // This process's share of the GPUs when several processes share a node (MPI ranks: index = the
+  // node-local rank, count = ranks on the node). With `gpus` empty, the process takes the visible
+  // GPUs g with g % count == index % count, or GPU index % (GPU count) when there are fewer GPUs
+  // than processes (they then share it). count 1: every GPU.
+  int gpu_share_index = 0, gpu_share_count = 1;
 };
+
 
 enum class FileStatus { ok, failed, skipped };
 const char* to_string(FileStatus s) noexcept;
@@ -122,14 +129,45 @@ struct JobCallbacks {
   std::function<void(const std::string&)> on_notice; // e.g. a GPU failure falling back to the CPU
 };
 
+// The files of one rank of a distributed job (wk::dist): the list made once (by rank 0) and the
+// ranges of it this process is dealt. Without a FileSource the job lists opt.inputs itself and
+// takes every file.
+struct FileSource {
+  io::InputScan listed;
+  // The next range [begin, end) of indices into listed.files for this process, from any worker
+  // thread (one at a time); nullopt when there is none left.
+  std::function<std::optional<std::pair<std::size_t, std::size_t>>()> next;
+  // A range's records (index, record) once every file of it is finished -- after a stop, also a
+  // range with files never started (they are absent) -- one call at a time.
+  std::function<void(std::pair<std::size_t, std::size_t> range, std::vector<std::pair<std::size_t, FileRecord>>&& records)>
+      range_done;
+};
+
 // True when this build decodes JPEGs with nvJPEG on the GPU backend (the CUDA toolkit had it).
 bool nvjpeg_in_build() noexcept;
 
 // Runs the job. `stop` (optional) is polled between files: once set, no new file starts, the
 // files in flight finish (no partial outputs), and totals.interrupted is true. Throws
 // wk::Error{usage} for a bad pipeline or options before touching any file.
+// With `source` (one rank of a distributed job): the listed files instead of a scan of
+// opt.inputs, only the ranges source->next deals, each range's records to source->range_done;
+// the result's records are this process's files.
 JobResult run_folder_job(const FolderJobOptions& options, const std::atomic<bool>* stop = nullptr,
-                         const JobCallbacks& callbacks = {});
+                         const JobCallbacks& callbacks = {}, FileSource* source = nullptr);
+
+// Totals over records (ok, failed, skipped, megapixels; not_started = files - records given) and
+// the per-device counts of `gpu`: what run_folder_job computes, for results merged from ranks.
+void tally(JobResult& result, std::size_t files);
+
+// Where the job writes the output of `input` (OUTDIR / its relative path, --format's extension).
+std::filesystem::path output_path(const FolderJobOptions& options, const io::InputFile& input);
+// Removes the temporary files a killed process left beside `output` (".NAME.wk-XXXXXX", the
+// pattern of io::write_file_atomic); returns how many.
+std::size_t remove_stale_temporaries(const std::filesystem::path& output);
+
+// One record as the report writes it (report_json's "files" entries) and back (wk::dist payloads).
+std::string record_json(const FileRecord& record);
+FileRecord record_from_json(std::string_view json);
 
 // The --report JSON: {"files": [...], "totals": {...}} (docs in wk-image --help).
 std::string report_json(const JobResult& result, const FolderJobOptions& options);

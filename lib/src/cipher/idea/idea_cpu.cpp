@@ -7,6 +7,7 @@
 
 #include "wk/cipher/idea.hpp"
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 
 namespace wk::cipher {
 
@@ -103,7 +104,7 @@ void idea_cpu(const IdeaJob& job, const std::uint8_t* in, std::uint8_t* out, std
   if (nblocks == 0) return;
   if (!in || !out) throw Error(ErrorCategory::usage, "idea_cpu: null buffer");
   if (threads < 0) throw Error(ErrorCategory::usage, "idea_cpu: negative thread count");
-  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 0) threads = static_cast<int>(usable_cores());
   // Below ~64 KiB per thread, starting a thread costs more than the work it takes over.
   constexpr std::size_t kMinBlocksPerThread = 8192;
   const std::size_t useful = std::max<std::size_t>(1, nblocks / kMinBlocksPerThread);

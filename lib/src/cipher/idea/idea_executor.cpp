@@ -15,6 +15,7 @@
 #include "wk/cipher/idea.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
 
 namespace wk::cipher {
@@ -83,7 +84,7 @@ IdeaHostBuffer& IdeaHostBuffer::operator=(IdeaHostBuffer&& o) noexcept {
 }
 
 IdeaExecutor::IdeaExecutor(const IdeaExecution& execution) : execution_(execution) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = usable_cores();
   if (execution_.cpu_threads < 0) throw Error(ErrorCategory::usage, "idea: negative CPU thread count");
   if (!(execution_.cpu_percent >= 0 && execution_.cpu_percent <= 100))
     throw Error(ErrorCategory::usage, "--cpu-percent must be in 0..100");
