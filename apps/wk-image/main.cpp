@@ -221,6 +221,23 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     const std::string json = pipeline::report_json(result, job);
     io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
   };
+  o.deliver = [&](const dist::Chunk&, int, std::string&& payload) {
+    std::lock_guard lock(merged_mutex);
+    merged_changed = true;
+    std::string_view rest = payload;
+    while (!rest.empty()) {
+      const std::size_t nl = rest.find('\n'), sp = rest.find(' ');
+      if (nl == std::string_view::npos || sp > nl) throw Error(ErrorCategory::internal, "a malformed chunk report");
+      const std::size_t i = std::stoull(std::string(rest.substr(0, sp)));
+      if (i >= n) throw Error(ErrorCategory::internal, "a chunk report for an unknown file");
+      merged[i] = pipeline::record_from_json(rest.substr(sp + 1, nl - sp - 1));
+      if (merged[i]->status == pipeline::FileStatus::ok) megapixels += double(merged[i]->width) * merged[i]->height / 1e6;
+      progress->step(fmt::format("{:.0f} Mpx/s", megapixels / std::max(progress->elapsed_s(), 1e-9)));
+      rest.remove_prefix(nl + 1);
+    }
+  };
+  o.stop = &g_stop;
+  dist::ChunkDealer dealer(std::move(o));
   // Checkpoints (rank 0, --report): the report of what is done so far, every few seconds and at
   // once on SIGINT/SIGTERM -- mpirun SIGKILLs every rank about a second after one rank dies, so
   // the report (and --resume) covers the finished files even when rank 0 cannot end normally.
@@ -234,6 +251,15 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         const auto now = std::chrono::steady_clock::now();
         if (!(now >= due || (g_stop && !after_stop))) continue;
+        if (g_stop && !after_stop) {
+          std::string flight;
+          for (const auto& m : dealer.outstanding())
+            flight += fmt::format("{}rank {}: files {}..{}", flight.empty() ? "" : "; ", m.rank, m.chunk.begin + 1,
+                                  m.chunk.end);
+          wk::app::print_error(kProg, fmt::format("interrupted: finishing the files in flight ({}); what is done so "
+                                                  "far is in {}",
+                                                  flight.empty() ? "none" : flight, report));
+        }
         after_stop = g_stop;
         bool changed;
         {
@@ -261,23 +287,6 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
       if (t.joinable()) t.join();
     }
   } join_checkpoints{ended, checkpoints};
-  o.deliver = [&](const dist::Chunk&, int, std::string&& payload) {
-    std::lock_guard lock(merged_mutex);
-    merged_changed = true;
-    std::string_view rest = payload;
-    while (!rest.empty()) {
-      const std::size_t nl = rest.find('\n'), sp = rest.find(' ');
-      if (nl == std::string_view::npos || sp > nl) throw Error(ErrorCategory::internal, "a malformed chunk report");
-      const std::size_t i = std::stoull(std::string(rest.substr(0, sp)));
-      if (i >= n) throw Error(ErrorCategory::internal, "a chunk report for an unknown file");
-      merged[i] = pipeline::record_from_json(rest.substr(sp + 1, nl - sp - 1));
-      if (merged[i]->status == pipeline::FileStatus::ok) megapixels += double(merged[i]->width) * merged[i]->height / 1e6;
-      progress->step(fmt::format("{:.0f} Mpx/s", megapixels / std::max(progress->elapsed_s(), 1e-9)));
-      rest.remove_prefix(nl + 1);
-    }
-  };
-  o.stop = &g_stop;
-  dist::ChunkDealer dealer(std::move(o));
 
   std::mutex chunks_mutex;
   std::map<std::size_t, dist::Chunk> chunk_at;  // dealt here, by first file
@@ -308,9 +317,9 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     if (!quiet) wk::app::print_notice(kProg, speaks ? msg : fmt::format("rank {}: {}", world.rank, msg));
   };
   pipeline::JobResult mine = pipeline::run_folder_job(job, &g_stop, cb, &source);
-  // After a stop, the other ranks' files in flight get half a second: mpirun's SIGKILL follows
-  // its SIGTERM by about a second.
-  const std::vector<dist::ChunkDealer::Missing> missing = dealer.finish(std::chrono::milliseconds(500));
+  // After a stop, the other ranks' files in flight get until 0.4 s after it: mpirun's SIGKILL
+  // follows its SIGTERM by about a second.
+  const std::vector<dist::ChunkDealer::Missing> missing = dealer.finish(std::chrono::milliseconds(400));
   if (!speaks) return g_stop ? wk::app::kInterrupted : wk::app::kSuccess;  // rank 0 decides the code
   ended = true;
   if (checkpoints.joinable()) checkpoints.join();

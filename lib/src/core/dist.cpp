@@ -165,7 +165,7 @@ struct ChunkDealer::Impl {
   World w = g_world;
 
   // Rank 0.
-  std::mutex m;
+  mutable std::mutex m;
   std::condition_variable changed;
   std::size_t next = 0;       // the next chunk to deal
   std::size_t delivered = 0;  // ordered: chunks [0, delivered) were delivered
@@ -177,6 +177,7 @@ struct ChunkDealer::Impl {
   int ended = 0;              // ranks > 0 that asked their last
   bool finishing = false;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point stop_seen = std::chrono::steady_clock::time_point::max();  // rank 0
   std::thread service;
   std::exception_ptr service_error;
 
@@ -257,6 +258,8 @@ struct ChunkDealer::Impl {
           lock.lock();
           worked = true;
         }
+        if (stopped() && stop_seen == std::chrono::steady_clock::time_point::max())
+          stop_seen = std::chrono::steady_clock::now();
         if (finishing && ended == w.size - 1 && received == next) return;
         if (finishing && std::chrono::steady_clock::now() > deadline) return;
       }
@@ -381,7 +384,6 @@ void ChunkDealer::done(const Chunk& chunk, std::string payload) {
 
 std::vector<ChunkDealer::Missing> ChunkDealer::finish(std::chrono::milliseconds grace) {
   Impl& d = *impl_;
-  std::vector<Missing> missing;
   if (d.w.rank != 0) {
     // A rank that stopped (or never asked after its last chunk) says it asks no more.
     if (!d.exhausted) {
@@ -392,21 +394,26 @@ std::vector<ChunkDealer::Missing> ChunkDealer::finish(std::chrono::milliseconds 
 #endif
       d.exhausted = true;
     }
-    return missing;
+    return {};
   }
   if (d.service.joinable()) {
+    // The grace period runs from the stop (as the service thread first saw it), not from here:
+    // this rank may have spent it finishing its own files.
+    auto start_grace = [&] {
+      if (!d.stopped() || d.deadline != std::chrono::steady_clock::time_point::max()) return;
+      const auto now = std::chrono::steady_clock::now();
+      d.deadline = std::min(now, d.stop_seen) + grace;
+    };
     {
       std::lock_guard lock(d.m);
       d.finishing = true;
-      if (d.stopped()) d.deadline = std::chrono::steady_clock::now() + grace;
+      start_grace();
     }
-    // A stop that comes while waiting starts the grace period then.
     for (;;) {
       {
         std::unique_lock lock(d.m);
         if (d.changed.wait_for(lock, std::chrono::milliseconds(20), [&] { return d.service_error != nullptr; })) break;
-        if (d.stopped() && d.deadline == std::chrono::steady_clock::time_point::max())
-          d.deadline = std::chrono::steady_clock::now() + grace;
+        start_grace();
         if (d.ended == d.w.size - 1 && d.received == d.next) break;  // serve() returns too
         if (std::chrono::steady_clock::now() > d.deadline) break;
       }
@@ -414,6 +421,13 @@ std::vector<ChunkDealer::Missing> ChunkDealer::finish(std::chrono::milliseconds 
     d.service.join();
     if (d.service_error) std::rethrow_exception(d.service_error);
   }
+  return outstanding();
+}
+
+std::vector<ChunkDealer::Missing> ChunkDealer::outstanding() const {
+  Impl& d = *impl_;
+  std::vector<Missing> missing;
+  if (d.w.rank != 0) return missing;
   std::lock_guard lock(d.m);
   for (std::size_t id = 0; id < d.next; ++id)
     if (!d.got[id]) missing.push_back({d.chunk(id), d.owner[id]});

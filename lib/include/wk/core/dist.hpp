@@ -82,9 +82,12 @@ class ChunkDealer {
     int rank = 0;
   };
   // Rank 0: waits until every dealt chunk is delivered and every rank was told there is no more;
-  // once stop is set, waits at most `grace` for them. Returns the chunks never delivered. Other
+  // once stop is set, waits for them until `grace` after the stop was first seen. Returns the chunks never delivered. Other
   // ranks: waits until their payloads were sent. Call once, after this rank's last done().
   std::vector<Missing> finish(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+
+  // Rank 0: the chunks dealt and not reported yet, now (other ranks: none).
+  std::vector<Missing> outstanding() const;
 
   std::size_t chunk_count() const noexcept;  // rank 0: all chunks; other ranks: those dealt here
 
