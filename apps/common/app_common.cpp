@@ -110,9 +110,9 @@ int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::f
 const dist::World& start_world(int* argc, char*** argv) { return dist::init(argc, argv); }
 
 void end_world(int code) {
-  if (dist::world().distributed() && code != kInterrupted) {
-    code = dist::broadcast(code);
-    dist::finalize();
+  if (code != kInterrupted) {
+    if (dist::world().distributed()) code = dist::broadcast(code);
+    dist::finalize();  // also for mpirun -np 1 (nothing without a launcher)
   }
   exit_now(code);
 }

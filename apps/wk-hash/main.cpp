@@ -954,5 +954,6 @@ int main(int argc, char** argv) {
     return app::kUsage;
   });
   if (dist::world().distributed()) app::end_world(code);
+  dist::finalize();  // mpirun -np 1 (nothing without a launcher)
   return code;
 }
