@@ -28,7 +28,7 @@ run_timed() {
   t0=$(now)
   "$@" >/dev/null 2>"$WORK/last.err" || { echo "FAILED: $*" >&2; cat "$WORK/last.err" >&2; exit 1; }
   t1=$(now)
-  printf -v "$var" '%s' "$(echo "$t1 - $t0" | bc -l)"
+  printf -v "$var" '%s' "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
 }
 
 echo "scale-out bench: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | awk -F: '/Model name/{gsub(/^ +/,"",$2); print $2}')), $(lscpu | awk -F: '/Thread\(s\) per core/{gsub(/ /,"",$2); print $2}') threads per core"
@@ -65,12 +65,12 @@ for job in bcrypt10 folder; do
         run_timed secs "${MPI[@]}" -np $n --map-by slot:PE=$pe "$BUILD/apps/wk-image" gray,gauss:5 -o out-img "$src" \
           --device cpu -q
       fi
-      rate=$(echo "$work / $secs" | bc -l)
+      rate=$(awk -v w="$work" -v s="$secs" 'BEGIN{print w/s}')
       if [ $n = 1 ]; then
         [ $view = machine ] && base_machine=$rate || base_rank=$rate
       fi
-      if [ $view = machine ]; then eff=$(echo "100 * $rate / $base_machine" | bc -l)
-      else eff=$(echo "100 * $rate / ($n * $base_rank)" | bc -l); fi
+      if [ $view = machine ]; then eff=$(awk -v r="$rate" -v b="$base_machine" 'BEGIN{print 100*r/b}')
+      else eff=$(awk -v r="$rate" -v b="$base_rank" -v n="$n" 'BEGIN{print 100*r/(n*b)}'); fi
       table $job $view $n "$secs" "$work" "$rate" "$eff"
     done
   done

@@ -21,7 +21,7 @@ timed() {  # timed LABEL cmd...: prints the wall clock, exec to exit; the exit c
   rc=0
   "$@" >"$label.out" 2>"$label.err" || rc=$?
   t1=$(date +%s.%N)
-  printf '%-28s exit %3d  %6.2f s\n' "$label" "$rc" "$(echo "$t1 - $t0" | bc -l)"
+  printf '%-28s exit %3d  %6.2f s\n' "$label" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
 }
 
 [ -d photos ] || "$BUILD/samples/wk-make-images" -o photos --count 200 --size 1920x1080 --formats jpg >/dev/null
