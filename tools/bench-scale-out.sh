@@ -9,7 +9,8 @@
 #            i.e. what dealing chunks and collecting results costs against one process;
 #   rank     N ranks x 2 CPUs (weak scaling: N times the work); efficiency = rate(N) / (N rate(1)),
 #            which also shows the machine's shared resources (memory bandwidth, SMT siblings).
-# Prints one table per job; HASHES / PHOTOS scale the work (defaults: ~6 s per run on 16 cores).
+# Prints one table; HASHES / PHOTOS scale the work (defaults: ~12 s / ~2 s per run on 16 cores);
+# JOBS="folder" runs one job only.
 set -euo pipefail
 BUILD=${1:?build dir}
 WORK=${2:?work dir}
@@ -47,7 +48,7 @@ echo
 echo "| job       | view    | ranks | wall s   | work     | rate /s    | eff.    |"
 echo "|-----------|---------|-------|----------|----------|------------|---------|"
 
-for job in bcrypt10 folder; do
+for job in ${JOBS:-bcrypt10 folder}; do
   base_machine="" base_rank=""
   for n in 1 2 4 8; do
     for view in machine rank; do
@@ -60,7 +61,7 @@ for job in bcrypt10 folder; do
           --device cpu -q -i "$in" -o "out-hash-$view-$n.txt"
       else
         if [ $view = machine ]; then work=$PHOTOS; src=$PHOTO_DIR; else work=$((PHOTOS / 8 * n)); src=photos-rank-$n
-          rm -rf "$src"; mkdir -p "$src"; ls $PHOTO_DIR | head -n "$work" | while read -r f; do ln -s "$PWD/$PHOTO_DIR/$f" "$src/$f"; done; fi
+          rm -rf "$src"; mkdir -p "$src"; ls $PHOTO_DIR | sed -n "1,${work}p" | while read -r f; do ln -s "$PWD/$PHOTO_DIR/$f" "$src/$f"; done; fi
         rm -rf out-img
         run_timed secs "${MPI[@]}" -np $n --map-by slot:PE=$pe "$BUILD/apps/wk-image" gray,gauss:5 -o out-img "$src" \
           --device cpu -q
