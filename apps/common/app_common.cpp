@@ -5,12 +5,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <thread>
 #include <iostream>
 #include <string_view>
 
 #include <fmt/core.h>
 
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/io/files.hpp"
 
 namespace wk::app {
@@ -107,7 +110,37 @@ int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::f
   return code;
 }
 
-const dist::World& start_world(int* argc, char*** argv) { return dist::init(argc, argv); }
+namespace {
+bool g_gpus_split = false;
+}  // namespace
+
+bool gpus_split_by_rank() { return g_gpus_split; }
+
+const dist::World& start_world(const char* prog, int* argc, char*** argv) {
+  const dist::World& w = dist::init(argc, argv);
+  if (!w.distributed()) return w;
+  if (w.local_size > 1 && !std::getenv("CUDA_VISIBLE_DEVICES")) {
+    int gpus = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end; it.increment(ec))
+      ++gpus;
+    if (gpus > 0) {
+      std::string mine;
+      for (int g = 0; g < gpus; ++g)
+        if (g % w.local_size == w.local_rank % w.local_size) mine += (mine.empty() ? "" : ",") + std::to_string(g);
+      if (mine.empty()) mine = std::to_string(w.local_rank % gpus);
+      ::setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
+      g_gpus_split = true;
+    }
+  }
+  const unsigned node_cores = std::max(1u, std::thread::hardware_concurrency());
+  if (w.rank == 0 && usable_cores() * unsigned(w.local_size) * 2 <= node_cores)
+    print_notice(prog, fmt::format("each rank may use {} of this node's {} cores ({} ranks here): mpirun binds "
+                                   "ranks to one core each by default for -np 2 or less; give them more with "
+                                   "--map-by slot:PE=N or --bind-to none",
+                                   usable_cores(), node_cores, w.local_size));
+  return w;
+}
 
 void end_world(int code) {
   if (code != kInterrupted) {

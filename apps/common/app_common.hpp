@@ -27,9 +27,15 @@ void install_interrupt_handlers(std::atomic<bool>* stop);
 [[noreturn]] void exit_now(int code);
 bool clean_exit_wanted();  // WK_CLEAN_EXIT=1
 
-// Scale-out (wk::dist): first thing in main. Starts MPI when the process was started by mpirun or
-// srun (a world of one otherwise). Throws wk::Error.
-const dist::World& start_world(int* argc, char*** argv);
+// Scale-out (wk::dist): first thing in main, before any CUDA call. Starts MPI when the process was
+// started by mpirun or srun (a world of one otherwise). Ranks sharing a node split its GPUs: when
+// CUDA_VISIBLE_DEVICES is unset, node-local rank r of L sees the GPUs g with g % L == r % L (or
+// GPU r % G when there are fewer GPUs G than ranks), counted in /proc/driver/nvidia/gpus without
+// starting CUDA. Rank 0 says so when the launcher bound each rank to far fewer cores than the node
+// has (mpirun's default binding). Throws wk::Error.
+const dist::World& start_world(const char* prog, int* argc, char*** argv);
+// True when start_world set CUDA_VISIBLE_DEVICES for this rank (its GPUs are split already).
+bool gpus_split_by_rank();
 // The end of a process begun with start_world: the ranks of a distributed run that ended normally
 // all take rank 0's exit code (mpirun then returns it) and finalize MPI; an interrupted one
 // (kInterrupted) ends at once (its peers may be gone). Then exit_now.

@@ -820,6 +820,11 @@ hash::AuditResult audit_distributed(hash::CryptEngine& engine, const std::vector
 
 int cmd_audit(const Common& c, const std::string& hashes_path, const std::string& wordlist_path, bool show_passwords) {
   nvtx::Range app_range("wk-hash audit");
+  if (dist::world().distributed())
+    for (const std::string& p : {hashes_path, wordlist_path})
+      if (p.empty() || p == "-")
+        throw Error(ErrorCategory::usage, "under mpirun/srun --hashes and --wordlist must be files every rank can read, "
+                                          "not standard input");
   app::OutputSink sink(here_output(c));
   // Distributed: every rank reads and checks both files; rank 0 alone reports and writes.
   const bool speaks = dist::world().rank == 0;
@@ -893,7 +898,7 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
 
 int main(int argc, char** argv) {
   try {
-    app::start_world(&argc, &argv);  // mpirun / srun: this process is one rank of several
+    app::start_world(kProg, &argc, &argv);  // mpirun / srun: this process is one rank of several
   } catch (const std::exception& e) {
     app::print_error(kProg, e.what());
     return app::kSomeFailed;

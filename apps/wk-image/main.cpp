@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -124,8 +125,9 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 // CPU, writes their outputs itself (a shared file system) and sends their records back; rank 0
 // shows the one progress line and writes the one report.
 
-// The list as bytes: count, then per file its path and relative path; then the listing errors.
-std::string pack_scan(const io::InputScan& scan) {
+// The list as bytes: count, then per file its path and relative path; then the listing errors;
+// then (--resume) the inputs the earlier report lists as done.
+std::string pack_scan(const io::InputScan& scan, const std::vector<std::string>& resume_done) {
   std::string out;
   auto put = [&out](std::string_view s) {
     const std::uint64_t n = s.size();
@@ -138,10 +140,12 @@ std::string pack_scan(const io::InputScan& scan) {
   }
   put(std::to_string(scan.errors.size()));
   for (const auto& e : scan.errors) put(e);
+  put(std::to_string(resume_done.size()));
+  for (const auto& p : resume_done) put(p);
   return out;
 }
 
-io::InputScan unpack_scan(std::string_view in) {
+io::InputScan unpack_scan(std::string_view in, std::vector<std::string>& resume_done) {
   auto get = [&in]() {
     std::uint64_t n = 0;
     if (in.size() < sizeof n) throw Error(ErrorCategory::internal, "a truncated file list from rank 0");
@@ -159,6 +163,7 @@ io::InputScan unpack_scan(std::string_view in) {
     scan.files.push_back(std::move(f));
   }
   for (std::size_t i = 0, n = std::stoull(get()); i < n; ++i) scan.errors.push_back(get());
+  for (std::size_t i = 0, n = std::stoull(get()); i < n; ++i) resume_done.push_back(get());
   return scan;
 }
 
@@ -177,11 +182,13 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   std::string listed;
   if (speaks) {
     nvtx::Range r("scan", nvtx::Color::io);
-    listed = pack_scan(io::scan_inputs(job.inputs, job.outdir));
+    const io::InputScan scan = io::scan_inputs(job.inputs, job.outdir);
+    listed = pack_scan(scan, job.resume_report.empty() ? std::vector<std::string>()
+                                                       : pipeline::ok_inputs_in_report(job.resume_report));
   }
   dist::broadcast(listed);
   pipeline::FileSource source;
-  source.listed = unpack_scan(listed);
+  source.listed = unpack_scan(listed, source.resume_done);
   listed = {};
   const std::size_t n = source.listed.files.size();
 
@@ -197,6 +204,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     o.bounds = dist::chunk_bounds(bytes, std::size_t(world.size) * 16);
   }
   std::vector<std::optional<pipeline::FileRecord>> merged(speaks ? n : 0);
+  const std::unordered_set<std::string> done_before(source.resume_done.begin(), source.resume_done.end());
   std::mutex merged_mutex;  // deliver (service thread, workers) vs. the checkpoints
   bool merged_changed = false;
   std::unique_ptr<wk::app::Progress> progress;
@@ -208,8 +216,19 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     result.scan_errors = source.listed.errors;
     {
       std::lock_guard lock(merged_mutex);
-      for (const auto& r : merged)
-        if (r) result.records.push_back(*r);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (merged[i]) {
+          result.records.push_back(*merged[i]);
+        } else if (done_before.count(source.listed.files[i].path.string())) {
+          // Not reached (yet): still done in the earlier run, so a later --resume skips it too.
+          pipeline::FileRecord r;
+          r.path = source.listed.files[i].path.string();
+          r.output = pipeline::output_path(job, source.listed.files[i]).string();
+          r.status = pipeline::FileStatus::skipped;
+          r.error = "done in an earlier run (--resume)";
+          result.records.push_back(std::move(r));
+        }
+      }
       merged_changed = false;
     }
     pipeline::tally(result, n);
@@ -307,8 +326,12 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     dealer.done(c, pack_records(records));
   };
 
-  job.gpu_share_index = world.local_rank;  // the node's GPUs split over its ranks
-  job.gpu_share_count = world.local_size;
+  // The node's GPUs split over its ranks: by start_world (CUDA_VISIBLE_DEVICES), else here (the
+  // user's CUDA_VISIBLE_DEVICES is the same list for every rank).
+  if (!wk::app::gpus_split_by_rank()) {
+    job.gpu_share_index = world.local_rank;
+    job.gpu_share_count = world.local_size;
+  }
   pipeline::JobCallbacks cb;
   cb.on_file = [&](const pipeline::FileRecord& r) {
     if (r.status == pipeline::FileStatus::failed) wk::app::print_error(kProg, r.path + ": " + r.error);
@@ -365,7 +388,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
 
 int main(int argc, char** argv) {
   try {
-    wk::app::start_world(&argc, &argv);  // mpirun / srun: this process is one rank of several
+    wk::app::start_world(kProg, &argc, &argv);  // mpirun / srun: this process is one rank of several
   } catch (const std::exception& e) {
     wk::app::print_error(kProg, e.what());
     return wk::app::kSomeFailed;

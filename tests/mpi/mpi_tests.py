@@ -251,7 +251,7 @@ def case_killed(r):
     for n in os.listdir(out):  # every file there is complete (atomic renames)
         check(filecmp.cmp(os.path.join(out, n), os.path.join(w, "reference", n), shallow=False), n + " is partial")
     print("killed: %d of %d files reported finished; every output present is complete" % (len(ok), len(rep["files"])))
-    rc, _, err = r.run(job + ["-o", "killed-out", "--resume", "killed.json"])
+    rc, _, err = r.run(job + ["-o", "killed-out", "--resume", "killed.json"], ranks=3)
     check(rc == 0, "resume after the kill: exit %d: %s" % (rc, err))
     diff = same_tree(os.path.join(w, "reference"), out)
     check(diff is None, "after --resume the outputs differ from the reference: %s" % diff)

@@ -630,7 +630,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     if (hybrid) gpus.clear();  // the start-up thread decides (opt.gpus)
   }
   std::unordered_set<std::string> resume_ok;
-  if (!opt.resume_report.empty())
+  if (source)
+    resume_ok.insert(source->resume_done.begin(), source->resume_done.end());
+  else if (!opt.resume_report.empty())
     for (auto& p : ok_inputs_in_report(opt.resume_report)) resume_ok.insert(std::move(p));
 
   const auto t0 = Clock::now();

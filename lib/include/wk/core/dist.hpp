@@ -32,7 +32,7 @@ struct World {
 // Starts MPI when this build has it and the process was started by a launcher (mpirun, srun:
 // OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK set); otherwise returns a world of one. Ranks
 // sharing a node whose affinity is not bound (mpirun --oversubscribe, srun without --cpu-bind)
-// split its cores (wk::limit_cores). Throws wk::Error{usage} when MPI lacks thread support.
+// split its cores (wk::limit_cores). Throws wk::Error{unsupported} when MPI lacks thread support.
 const World& init(int* argc, char*** argv);
 const World& world() noexcept;  // init's result (a world of one before init)
 // MPI_Finalize, when init started MPI. Only after a normal end: a job cut short ends with _exit.

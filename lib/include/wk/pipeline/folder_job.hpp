@@ -134,6 +134,9 @@ struct JobCallbacks {
 // takes every file.
 struct FileSource {
   io::InputScan listed;
+  // --resume: the inputs the earlier report lists as done (read once, by rank 0), instead of each
+  // process reading opt.resume_report.
+  std::vector<std::string> resume_done;
   // The next range [begin, end) of indices into listed.files for this process, from any worker
   // thread (one at a time); nullopt when there is none left.
   std::function<std::optional<std::pair<std::size_t, std::size_t>>()> next;
