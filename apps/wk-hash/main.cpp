@@ -83,6 +83,11 @@ Errors:
     verify:       {"line":N,"status":"OK"|"MISMATCH"|"ERROR"} (+ "error")
     audit:        {"user":"...","line":N} (+ "password" with --show-passwords)
 
+Many machines (MPI):
+  mpirun -np N wk-hash hash|crypt|verify|audit ... (or srun) splits the lines (audit: the word
+  list) into chunks dealt on demand over N ranks; rank 0 writes the one output in input order.
+  The input must be a file every rank can read (-i FILE). docs/scale-out.md.
+
 Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
 (verify: or some password did not match), 2 usage error, 130 interrupted (Ctrl-C, SIGTERM: an -o
 file is left as it was, no temporary file remains).)";

@@ -92,6 +92,11 @@ Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|s
   "path" and its exact bytes in "path_hex". --resume FILE skips the inputs that FILE lists as done and writes the new
   report to FILE unless --report says otherwise.
 
+Many machines (MPI): mpirun -np N wk-image ... (or srun) runs one job over N ranks: rank 0 lists
+  the inputs and deals chunks of them on demand, every rank converts its chunks on its node's
+  GPUs (split over the node's ranks) or CPU and writes their outputs (a shared file system), and
+  rank 0 shows the one progress line and writes the one --report. docs/scale-out.md.
+
 Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
 the report says what was done. A second Ctrl-C ends at once (temporary files removed, no report).
 
