@@ -1,5 +1,7 @@
 // The folder job's building blocks: header probing for the pixel limit, the report, resume.
 #include <catch2/catch.hpp>
+
+#include <tuple>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -10,6 +12,26 @@
 
 namespace fs = std::filesystem;
 using namespace wk;
+
+TEST_CASE("probe_dimensions reads Netpbm headers as OpenCV does: comments, the byte after a number", "[pipeline]") {
+  // Found by fuzz_image_decode: "5#" ends the number 5 at '#' (OpenCV consumes the byte after a
+  // number), so " 1" is the height, not a comment. A comment ends at '\r' as well as '\n'.
+  for (const auto& [header, w, h] : {std::tuple<std::string, int, int>{"P5\n# 3 P\n 5# 1\n255\n", 5, 1},
+                                     {"P5\n7 2\n255\n", 7, 2},
+                                     {"P5 # c\r4\n3 255\n", 4, 3},
+                                     {"P6\n#a\n#b\n9\t8\n255\n", 9, 8}}) {
+    CAPTURE(header);
+    std::string bytes = header + std::string(std::size_t(w * h * 3), '\x10');
+    const auto d = pipeline::probe_dimensions({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    REQUIRE(d.has_value());
+    CHECK(d->first == w);
+    CHECK(d->second == h);
+    const cv::Mat img = cv::imdecode(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), cv::IMREAD_UNCHANGED);
+    REQUIRE_FALSE(img.empty());
+    CHECK(img.cols == w);
+    CHECK(img.rows == h);
+  }
+}
 
 TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here, without decoding", "[pipeline]") {
   const cv::Mat m = test::random_image(37, 21, 3, 1);

@@ -50,9 +50,33 @@ Dims probe_jpeg(std::span<const std::uint8_t> b) {
 }
 
 // Netpbm P1..P6 and PFM (PF, Pf): the first two numbers after the magic, '#' comments allowed.
+// P1..P6 are read as OpenCV's PxM reader reads them: a comment runs to '\n' or '\r', and the byte
+// right after a number ends it, whatever it is ("5#1" is 5 then 1, not 5 then a comment).
 Dims probe_pnm(std::span<const std::uint8_t> b) {
   std::uint64_t vals[2] = {0, 0};
   std::size_t i = 2;
+  if (b.size() > 1 && b[1] >= '1' && b[1] <= '6') {
+    auto get = [&]() -> int { return i < b.size() ? b[i++] : -1; };
+    for (std::uint64_t& v : vals) {
+      int code = get();
+      while (code < 0 || !std::isdigit(code)) {
+        if (code == '#') {
+          do code = get();
+          while (code >= 0 && code != '\n' && code != '\r');
+          code = get();
+        } else if (code >= 0 && std::isspace(code)) {
+          while (code >= 0 && std::isspace(code)) code = get();
+        } else {
+          return std::nullopt;  // OpenCV refuses it too
+        }
+      }
+      do {
+        v = std::min<std::uint64_t>(v * 10 + std::uint64_t(code - '0'), std::uint64_t(1) << 40);
+        code = get();
+      } while (code >= 0 && std::isdigit(code));
+    }
+    return dims(vals[0], vals[1]);
+  }
   for (std::uint64_t& v : vals) {
     while (i < b.size() && (std::isspace(b[i]) || b[i] == '#')) {
       if (b[i] == '#') while (i < b.size() && b[i] != '\n') ++i;
