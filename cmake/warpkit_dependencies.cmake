@@ -73,6 +73,9 @@ message(STATUS "warpkit: libgcrypt IDEA reference for tests: ${WK_HAVE_GCRYPT}")
 # MPI (optional): wk-image and wk-hash deal their work over the ranks of mpirun / srun.
 set(WK_HAVE_MPI OFF)
 if(NOT WARPKIT_MPI STREQUAL "OFF")
+  # The C API from C++ (the project enables no C): MPI_CXX_SKIP_MPICXX keeps mpi.h from pulling
+  # in the deprecated C++ bindings and the binaries from loading their library.
+  set(MPI_CXX_SKIP_MPICXX ON)
   find_package(MPI COMPONENTS CXX QUIET)
   if(MPI_CXX_FOUND)
     set(WK_HAVE_MPI ON)
