@@ -163,7 +163,7 @@ class EngineStart {
 //   One rank of an mpirun/srun job (wk::dist): the chunks rank 0 deals on demand; each slice's
 //   output goes to rank 0, which writes every rank's in input order (ordered delivery, a window
 //   of chunks bounding what waits in its memory) and shows the one progress line.
-// Failed-line counts stay per rank; the subcommands sum them at the end (LineRun::sum).
+// Failed-line counts stay per rank; the subcommands sum them over the ranks in LineRun::finish.
 class LineRun {
  public:
   // sink: where rank 0 (or a lone process) writes; unused on other ranks.

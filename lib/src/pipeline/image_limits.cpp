@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "wk/core/error.hpp"
 #include "wk/io/image_codec.hpp"
@@ -43,8 +44,11 @@ Dims probe_jpeg(std::span<const std::uint8_t> b) {
       if (i + 9 > b.size()) return std::nullopt;
       return std::pair<int, int>{(b[i + 7] << 8) | b[i + 8], (b[i + 5] << 8) | b[i + 6]};
     }
-    if (m == 0xDA || len < 2) return std::nullopt;  // scan data before any frame header
-    i += 2 + len;
+    if (m == 0xDA) return std::nullopt;  // scan data before any frame header
+    // A length below 2 (the length field counts itself): libjpeg skips no data after it and goes
+    // on looking for the next marker, so the probe does too (found by fuzz_image_decode: an APP1
+    // of length 0 hid a 21580x24931 frame from --max-pixels).
+    i += len < 2 ? 4 : 2 + len;
   }
   return std::nullopt;
 }
@@ -153,6 +157,7 @@ Dims probe_tiff(std::span<const std::uint8_t> b) {
   if (ifd > b.size() || b.size() - ifd < std::uint64_t(count_bytes)) return std::nullopt;
   const std::uint64_t n = rd(std::size_t(ifd), count_bytes);
   std::optional<std::uint64_t> w, h;
+  bool w_seen = false, h_seen = false;  // libtiff keeps a tag's first entry and ignores repeats
   for (std::uint64_t e = ifd + count_bytes, k = 0; k < n && e + entry_bytes <= b.size(); ++k, e += entry_bytes) {
     const std::uint64_t tag = rd(std::size_t(e), 2), type = rd(std::size_t(e) + 2, 2);
     const std::size_t value_at = std::size_t(e) + (big ? 12 : 8);
@@ -160,8 +165,8 @@ Dims probe_tiff(std::span<const std::uint8_t> b) {
     if (type == 3) v = rd(value_at, 2);       // SHORT
     else if (type == 4) v = rd(value_at, 4);  // LONG
     else if (type == 16 && big) v = rd(value_at, 8);  // LONG8
-    if (tag == 256) w = v;
-    if (tag == 257) h = v;
+    if (tag == 256 && !std::exchange(w_seen, true)) w = v;
+    if (tag == 257 && !std::exchange(h_seen, true)) h = v;
   }
   if (!w || !h) return std::nullopt;
   return dims(*w, *h);
