@@ -19,6 +19,11 @@ import time
 
 SKIP = 77
 
+# Containers often deny the cross-memory attach Open MPI's shared-memory transport uses for large
+# messages ("Read -1, expected ..., errno = 1"): copy through the shared segment instead.
+ENV = dict(os.environ)
+ENV.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+
 
 def fail(msg):
     print("FAIL: " + msg)
@@ -37,7 +42,7 @@ class Runner:
 
     def run(self, argv, ranks=1, stdin=None, cwd=None):
         cmd = (self.mpirun if ranks > 1 else []) + argv
-        p = subprocess.run(cmd, cwd=cwd or self.a.work, input=stdin, capture_output=True)
+        p = subprocess.run(cmd, cwd=cwd or self.a.work, input=stdin, capture_output=True, env=ENV)
         return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -223,7 +228,7 @@ def case_killed(r):
     out = os.path.join(w, "killed-out")
     p = subprocess.Popen([r.a.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "3"] + job +
                          ["-o", "killed-out", "--report", "killed.json"], cwd=w, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT)
+                         stderr=subprocess.STDOUT, env=ENV)
     killed = []
     deadline = time.time() + 120
     while time.time() < deadline and p.poll() is None:
