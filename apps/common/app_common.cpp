@@ -3,8 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 #include <iostream>
@@ -21,6 +23,8 @@ namespace wk::app {
 namespace {
 std::atomic<bool>* g_stop_flag = nullptr;
 std::atomic<int> g_signals{0};
+char g_interrupt_message[512];                      // written by on_interrupt when it ends at once
+volatile std::size_t g_interrupt_message_bytes = 0;
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
 
 extern "C" void on_interrupt(int) {
@@ -30,9 +34,16 @@ extern "C" void on_interrupt(int) {
     return;
   }
   io::remove_registered_temporaries();
+  if (g_interrupt_message_bytes) (void)!::write(STDERR_FILENO, g_interrupt_message, g_interrupt_message_bytes);
   ::_exit(kInterrupted);
 }
 }  // namespace
+
+void set_interrupt_message(std::string_view message) {
+  const std::size_t n = std::min(message.size(), sizeof g_interrupt_message);
+  std::memcpy(g_interrupt_message, message.data(), n);
+  g_interrupt_message_bytes = n;
+}
 
 void install_interrupt_handlers(std::atomic<bool>* stop) {
   g_stop_flag = stop;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "wk/core/backend.hpp"
 #include "wk/core/dist.hpp"
@@ -20,6 +21,9 @@ enum ExitCode : int { kSuccess = 0, kSomeFailed = 1, kUsage = 2, kInterrupted = 
 // Ending at once removes the registered temporary files (wk::io::TemporaryRegistration: nothing
 // half-written stays behind) and exits kInterrupted.
 void install_interrupt_handlers(std::atomic<bool>* stop);
+// A line the handler writes to stderr when it ends the process at once (at most 512 bytes; set
+// before the signal can come: it is read from the handler).
+void set_interrupt_message(std::string_view message);
 
 // Ends the process at once with `code` after flushing standard output and error: no static
 // destructors, no atexit handlers (the CUDA runtime's teardown). Only once every output is

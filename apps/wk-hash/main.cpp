@@ -957,6 +957,12 @@ int main(int argc, char** argv) {
     app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written -o file left
     if (dist::world().rank != 0)  // one voice: rank 0 prints notices, progress and the summary
       for (Common* c : {&hc, &cc, &vc, &ac}) c->quiet = true;
+    else if (dist::world().distributed())
+      // mpirun SIGTERMs every rank when one dies (its own message names it); the output is one
+      // file written at the end, so nothing of it is kept.
+      app::set_interrupt_message(std::string(kProg) +
+                                 ": interrupted (SIGINT/SIGTERM; mpirun sends SIGTERM to every rank when one "
+                                 "dies): no output written, an -o file is left as it was; run the job again\n");
     if (hash_cmd->parsed()) return cmd_hash(hc, method, rounds, cost, variant, users);
     if (crypt_cmd->parsed()) return cmd_crypt(cc);
     if (verify_cmd->parsed()) return cmd_verify(vc);

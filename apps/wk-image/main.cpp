@@ -280,9 +280,14 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
           for (const auto& m : dealer.outstanding())
             flight += fmt::format("{}rank {}: files {}..{}", flight.empty() ? "" : "; ", m.rank, m.chunk.begin + 1,
                                   m.chunk.end);
-          wk::app::print_error(kProg, fmt::format("interrupted: finishing the files in flight ({}); what is done so "
-                                                  "far is in {}",
-                                                  flight.empty() ? "none" : flight, report));
+          std::size_t done = 0;
+          {
+            std::lock_guard lock(merged_mutex);
+            for (const auto& r : merged) done += r.has_value();
+          }
+          wk::app::print_error(kProg, fmt::format("interrupted: finishing the files in flight ({}); {} of {} files "
+                                                  "done so far, in {}",
+                                                  flight.empty() ? "none" : flight, done, n, report));
         }
         after_stop = g_stop;
         bool changed;

@@ -256,6 +256,27 @@ def case_killed(r):
     for n in os.listdir(out):  # every file there is complete (atomic renames)
         check(filecmp.cmp(os.path.join(out, n), os.path.join(w, "reference", n), shallow=False), n + " is partial")
     print("killed: %d of %d files reported finished; every output present is complete" % (len(ok), len(rep["files"])))
+    # wk-hash: one output written at the end, so a killed rank leaves nothing: no -o file, no
+    # temporary file, a message from rank 0.
+    with open(os.path.join(w, "pw.txt"), "w") as f:
+        f.write("".join("password-%d\n" % i for i in range(300)))
+    p = subprocess.Popen([r.a.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "3", r.a.hash, "hash",
+                          "--method", "bcrypt", "--cost", "10", "--device", "cpu", "-i", "pw.txt", "-o", "hashes.txt"],
+                         cwd=w, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
+    killed = []
+    deadline = time.time() + 60
+    while not killed and time.time() < deadline and p.poll() is None:
+        time.sleep(0.3)
+        killed = rank_pids(1, "hashes.txt")
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+    log = p.communicate(timeout=120)[0].decode(errors="replace")
+    check(killed and p.returncode != 0, "wk-hash: rank 1 not killed, or mpirun returned 0:\n" + log)
+    check("wk-hash: interrupted" in log, "wk-hash: no message from rank 0:\n" + log)
+    left = [n for n in os.listdir(w) if "hashes.txt" in n]
+    check(not left, "wk-hash: output or temporary files left after the kill: %s" % left)
+    print("killed: wk-hash left no output and no temporary file")
+
     rc, _, err = r.run(job + ["-o", "killed-out", "--resume", "killed.json"], ranks=3)
     check(rc == 0, "resume after the kill: exit %d: %s" % (rc, err))
     diff = same_tree(os.path.join(w, "reference"), out)
