@@ -904,6 +904,9 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
 int main(int argc, char** argv) {
   try {
     app::start_world(kProg, &argc, &argv);  // mpirun / srun: this process is one rank of several
+  } catch (const Error& e) {
+    app::print_error(kProg, e.what());
+    return e.category() == ErrorCategory::usage ? app::kUsage : app::kSomeFailed;
   } catch (const std::exception& e) {
     app::print_error(kProg, e.what());
     return app::kSomeFailed;

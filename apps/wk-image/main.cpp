@@ -399,6 +399,9 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
 int main(int argc, char** argv) {
   try {
     wk::app::start_world(kProg, &argc, &argv);  // mpirun / srun: this process is one rank of several
+  } catch (const Error& e) {
+    wk::app::print_error(kProg, e.what());
+    return e.category() == ErrorCategory::usage ? wk::app::kUsage : wk::app::kSomeFailed;
   } catch (const std::exception& e) {
     wk::app::print_error(kProg, e.what());
     return wk::app::kSomeFailed;

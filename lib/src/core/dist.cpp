@@ -73,7 +73,15 @@ bool mpi_in_build() noexcept { return WK_HAVE_MPI; }
 const World& world() noexcept { return g_world; }
 
 const World& init([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
-#if WK_HAVE_MPI
+#if !WK_HAVE_MPI
+  // Started by a launcher with several ranks, but built without MPI: every process would do the
+  // whole job (and write the same outputs). Refuse.
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* v = std::getenv(var); v && std::atoi(v) > 1 && launched_by_mpi())
+      throw Error(ErrorCategory::usage, std::string("started as one of ") + v + " ranks (" + var +
+                                            "), but this build has no MPI (WARPKIT_MPI was OFF or MPI was not found): "
+                                            "each rank would do the whole job; rebuild with MPI or run one process");
+#else
   if (g_started || !launched_by_mpi()) return g_world;
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
