@@ -1,7 +1,9 @@
 // The folder job's building blocks: header probing for the pixel limit, the report, resume.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <tuple>
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -33,16 +35,16 @@ TEST_CASE("probe_dimensions reads Netpbm headers as OpenCV does: comments, the b
   }
 }
 
+namespace {
+// A fuzz finding kept in the seed corpus of tests/fuzz (so the fuzzer runs it on every campaign).
+std::vector<std::uint8_t> corpus_file(const std::string& name) {
+  return io::read_file(std::filesystem::path(WK_FUZZ_CORPUS_DIR) / name);
+}
+}  // namespace
+
 TEST_CASE("probe_dimensions keeps a TIFF tag's first entry, as libtiff does", "[pipeline]") {
   // Found by fuzz_image_decode: an IFD with ImageWidth twice (3, later 2); libtiff decodes 3x2.
-  const std::string hex =
-      "49492a00200000008036db4c00504012fb77041c2df5ba21a4ce430ecb3010000c000001030001000000030000000101"
-      "030001000000020000000201030003000000b60000000301030001000000050000000601030001000000020000001101"
-      "040001000000080000001501030001000000030000160001030001000000020000001701040001000000170000001c01"
-      "030001000000010000003d01030001000000020000005301030003000000bc0000000000000008000800080001000100"
-      "0100";
-  std::vector<std::uint8_t> bytes;
-  for (std::size_t i = 0; i < hex.size(); i += 2) bytes.push_back(std::uint8_t(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  const std::vector<std::uint8_t> bytes = corpus_file("image_decode/tiff-repeated-width.tif");
   const auto d = pipeline::probe_dimensions(bytes);
   REQUIRE(d.has_value());
   CHECK(d->first == 3);
@@ -57,14 +59,7 @@ TEST_CASE("probe_dimensions keeps a TIFF tag's first entry, as libtiff does", "[
 TEST_CASE("probe_dimensions reads past a JPEG segment whose length is below 2, as libjpeg does", "[pipeline]") {
   // Found by fuzz_image_decode: an APP1 of length 0 before a SOF0 of 21580x24931; libjpeg skips
   // the empty segment and decodes 538 Mpx, so the probe must see that size for --max-pixels.
-  const std::string hex =
-      "ffd8ffe10000000849454e44000300000000ffe000104a46494600010100000100010000ffdb00430003020203020203"
-      "03030304030304050805050404050a070706080c0a0c0c0b0a0b0b0d0e12100d0e110e0b0b1016101113141515150c0f"
-      "171816141812141514ffdb00430103040405040509050509140d0b0d1414141414141414141414141414141414141414"
-      "141414141414141414141414141414141414141414141414141414141414ffc00011086163544c030122000211010311"
-      "01ffc400";
-  std::vector<std::uint8_t> bytes;
-  for (std::size_t i = 0; i < hex.size(); i += 2) bytes.push_back(std::uint8_t(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  const std::vector<std::uint8_t> bytes = corpus_file("image_decode/jpeg-app1-length-0.jpg");
   const auto d = pipeline::probe_dimensions(bytes);
   REQUIRE(d.has_value());
   CHECK(d->first == 21580);
