@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,11 +26,13 @@ std::atomic<bool>* g_stop_flag = nullptr;
 std::atomic<int> g_signals{0};
 char g_interrupt_message[512];                      // written by on_interrupt when it ends at once
 volatile std::size_t g_interrupt_message_bytes = 0;
+volatile bool g_close_on_stop = false;
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
 
 extern "C" void on_interrupt(int) {
   // Async-signal-safe only: atomics, unlink(2) through the registry, _exit.
   if (g_signals.fetch_add(1) == 0 && g_stop_flag) {
+    if (g_close_on_stop) io::close_temporaries();
     g_stop_flag->store(true);
     return;
   }
@@ -38,6 +41,13 @@ extern "C" void on_interrupt(int) {
   ::_exit(kInterrupted);
 }
 }  // namespace
+
+void close_outputs_on_stop() { g_close_on_stop = true; }
+
+void ignore_interrupts() {
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
+}
 
 void set_interrupt_message(std::string_view message) {
   const std::size_t n = std::min(message.size(), sizeof g_interrupt_message);

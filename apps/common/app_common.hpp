@@ -24,6 +24,12 @@ void install_interrupt_handlers(std::atomic<bool>* stop);
 // A line the handler writes to stderr when it ends the process at once (at most 512 bytes; set
 // before the signal can come: it is read from the handler).
 void set_interrupt_message(std::string_view message);
+// With a stop flag: the first signal also removes the temporary files being written and lets no
+// new output be written (io::close_temporaries), for a process that must stay alive a while.
+void close_outputs_on_stop();
+// SIGINT and SIGTERM ignored: an MPI rank > 0 that writes no file leaves the ending of the job to
+// rank 0 (a quick non-zero exit of its own would make mpirun SIGKILL rank 0 mid-cleanup).
+void ignore_interrupts();
 
 // Ends the process at once with `code` after flushing standard output and error: no static
 // destructors, no atexit handlers (the CUDA runtime's teardown). Only once every output is

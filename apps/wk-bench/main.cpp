@@ -26,11 +26,18 @@ constexpr BenchEntry kBenches[] = {
     {"sharpen", "unsharp mask with a 5x5 Gaussian (8-bit gray)", wk::bench::bench_sharpen},
     {"idea", "IDEA encryption (crypt, book ch. 10): host->host via GPU, kernel, copies, CPU; --size WxH = W*H 8-byte blocks", wk::bench::bench_idea},
     {"hash", "crypt(3): md5crypt, sha256crypt, sha512crypt, bcrypt per password class vs libxcrypt and hashcat; --size ignored", wk::bench::bench_hash},
+    {"dist", "scale-out (run under mpirun -np N): rank 0's cost per dealt chunk and in-order collection rate; --size CxB = C chunks of B bytes", wk::bench::bench_dist},
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  try {
+    wk::app::start_world("wk-bench", &argc, &argv);  // wk-bench dist under mpirun
+  } catch (const std::exception& e) {
+    wk::app::print_error("wk-bench", e.what());
+    return wk::app::kUsage;
+  }
   CLI::App app{"wk-bench: time warpkit's kernels (each APOD rung with --ladder) against peers and the copy roofline"};
   app.require_subcommand(1);
   app.footer(R"(Examples:
@@ -55,11 +62,14 @@ against the CPU path before its time is printed. Without a GPU only CPU rows are
     subs.emplace_back(sub, &b);
   }
 
-  return wk::app::run_app("wk-bench", app, argc, argv, [&]() -> int {
+  const int code = wk::app::run_app("wk-bench", app, argc, argv, [&]() -> int {
     wk::nvtx::Range r("wk-bench");
     wk::bench::parse_size(size, opt.width, opt.height);
     for (auto& [sub, entry] : subs)
       if (sub->parsed()) return entry->run(opt);
     return wk::app::kUsage;
   });
+  if (wk::dist::world().distributed()) wk::app::end_world(code);
+  wk::dist::finalize();
+  return code;
 }

@@ -957,7 +957,8 @@ int main(int argc, char** argv) {
       "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt");
 
   const int code = app::run_app(kProg, app, argc, argv, [&]() -> int {
-    app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written -o file left
+    if (dist::world().rank == 0) app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written -o file left
+    else app::ignore_interrupts();  // mpirun ends ranks > 0 once rank 0 has exited
     if (dist::world().rank != 0)  // one voice: rank 0 prints notices, progress and the summary
       for (Common* c : {&hc, &cc, &vc, &ac}) c->quiet = true;
     else if (dist::world().distributed())

@@ -262,60 +262,77 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   };
   o.stop = &g_stop;
   dist::ChunkDealer dealer(std::move(o));
-  // Checkpoints (rank 0, --report): the report of what is done so far, every few seconds and at
-  // once on SIGINT/SIGTERM -- mpirun SIGKILLs every rank about a second after one rank dies, so
-  // the report (and --resume) covers the finished files even when rank 0 cannot end normally.
+  // Rank 0's watcher: with --report, checkpoints of the report (what is done so far) every half
+  // second or more (at most ~10 % of a core for a long list); and on SIGINT/SIGTERM the end of the
+  // job. mpirun SIGKILLs every rank about a second after one rank dies or it is interrupted itself,
+  // too soon to finish files in flight, so a stopped distributed job ends at once: rank 0 writes
+  // the report (files finished and reported so far), says which chunks were in flight, removes
+  // its temporary files and exits 130; the other ranks end at once on the signal (their files in
+  // flight are simply done again by --resume). No partial output remains: outputs are renamed
+  // into place whole.
   std::atomic<bool> ended{false};
-  std::thread checkpoints;
-  if (speaks && !report.empty())
-    checkpoints = std::thread([&] {
-      auto due = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-      bool after_stop = false;
+  std::thread watcher;
+  if (speaks)
+    watcher = std::thread([&] {
+      auto due = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
       while (!ended) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
         const auto now = std::chrono::steady_clock::now();
-        if (!(now >= due || (g_stop && !after_stop))) continue;
-        if (g_stop && !after_stop) {
-          std::string flight;
-          for (const auto& m : dealer.outstanding())
-            flight += fmt::format("{}rank {}: files {}..{}", flight.empty() ? "" : "; ", m.rank, m.chunk.begin + 1,
-                                  m.chunk.end);
-          std::size_t done = 0;
-          {
-            std::lock_guard lock(merged_mutex);
-            for (const auto& r : merged) done += r.has_value();
-          }
-          wk::app::print_error(kProg, fmt::format("interrupted: finishing the files in flight ({}); {} of {} files "
-                                                  "done so far, in {}",
-                                                  flight.empty() ? "none" : flight, done, n, report));
-        }
-        after_stop = g_stop;
+        if (!g_stop && (report.empty() || now < due)) continue;
         bool changed;
         {
           std::lock_guard lock(merged_mutex);
           changed = merged_changed;
         }
-        if (changed) {
+        std::string error;
+        if (!report.empty() && (changed || g_stop)) {
           try {
             write_report(report_now(false));
           } catch (const std::exception& e) {
-            wk::app::print_error(kProg, std::string("checkpoint: ") + e.what());
+            error = e.what();
+            wk::app::print_error(kProg, "report: " + error);
           }
         }
-        // At most ~10 % of a core on checkpoints of a long list.
-        due = std::chrono::steady_clock::now() + std::max(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                  std::chrono::seconds(2)),
-                                                          10 * (std::chrono::steady_clock::now() - now));
+        if (g_stop) {
+          // The chunks in flight: their ranks end at once (removing their temporary files), but
+          // one that was killed cannot; remove what it left beside those outputs.
+          std::string flight;
+          std::size_t done = 0, cleaned = 0;
+          {
+            std::lock_guard lock(merged_mutex);
+            for (const auto& r : merged) done += r.has_value();
+            for (const auto& m : dealer.outstanding()) {
+              flight += fmt::format("{}rank {}: files {}..{}", flight.empty() ? "" : "; ", m.rank, m.chunk.begin + 1,
+                                    m.chunk.end);
+              for (std::size_t i = m.chunk.begin; i < m.chunk.end; ++i)
+                if (!merged[i] && m.rank != 0)
+                  cleaned += pipeline::remove_stale_temporaries(pipeline::output_path(job, source.listed.files[i]));
+            }
+          }
+          if (cleaned) flight += fmt::format(" ({} temporary files they left removed)", cleaned);
+          wk::app::print_error(
+              kProg, fmt::format("interrupted: {} of {} files done and reported{}; in flight, to be done again: {}{}",
+                                 done, n, report.empty() || !error.empty() ? "" : " (in " + report + ")",
+                                 flight.empty() ? "none" : flight,
+                                 report.empty() || !error.empty() ? "" : "; continue with --resume " + report));
+          io::remove_registered_temporaries();
+          wk::app::exit_now(wk::app::kInterrupted);
+        }
+        due = std::chrono::steady_clock::now() +
+              std::max(std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::milliseconds(500)),
+                       10 * (std::chrono::steady_clock::now() - now));
       }
     });
-  struct JoinCheckpoints {
+  else
+    wk::app::close_outputs_on_stop();  // ranks > 0: on SIGINT/SIGTERM no temporary file, no new output
+  struct JoinWatcher {
     std::atomic<bool>& ended;
     std::thread& t;
-    ~JoinCheckpoints() {
+    ~JoinWatcher() {
       ended = true;
       if (t.joinable()) t.join();
     }
-  } join_checkpoints{ended, checkpoints};
+  } join_watcher{ended, watcher};
 
   std::mutex chunks_mutex;
   std::map<std::size_t, dist::Chunk> chunk_at;  // dealt here, by first file
@@ -350,12 +367,18 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     if (!quiet) wk::app::print_notice(kProg, speaks ? msg : fmt::format("rank {}: {}", world.rank, msg));
   };
   pipeline::JobResult mine = pipeline::run_folder_job(job, &g_stop, cb, &source);
-  // After a stop, the other ranks' files in flight get until 0.4 s after it: mpirun's SIGKILL
-  // follows its SIGTERM by about a second.
-  const std::vector<dist::ChunkDealer::Missing> missing = dealer.finish(std::chrono::milliseconds(400));
-  if (!speaks) return g_stop ? wk::app::kInterrupted : wk::app::kSuccess;  // rank 0 decides the code
+  // A stopped rank > 0 does not exit: mpirun would take a second non-zero exit for a failure and
+  // SIGKILL rank 0 before it wrote its report. It waits for mpirun to end the job once rank 0
+  // exits (or ends itself after 10 s, when only it was signalled).
+  if (!speaks && g_stop) {
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    return wk::app::kInterrupted;
+  }
+  // Every rank reported (a stop on rank 0 ends the process in the watcher, above).
+  (void)dealer.finish();
+  if (!speaks) return wk::app::kSuccess;  // rank 0 decides the code
   ended = true;
-  if (checkpoints.joinable()) checkpoints.join();
+  if (watcher.joinable()) watcher.join();
   if (progress) progress->finish();
 
   // The one report: every rank's records in input order.
@@ -364,14 +387,6 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   result.gpu.not_used = mine.gpu.not_used;
   result.gpu.gpu_name = mine.gpu.gpu_name;
   const pipeline::JobTotals& t = result.totals;
-  for (const auto& m : missing) {
-    std::size_t cleaned = 0;
-    for (std::size_t i = m.chunk.begin; i < m.chunk.end; ++i)
-      if (!merged[i]) cleaned += pipeline::remove_stale_temporaries(pipeline::output_path(job, source.listed.files[i]));
-    wk::app::print_error(kProg, fmt::format("rank {} did not report files {}..{} (it ended or was killed){}", m.rank,
-                                            m.chunk.begin + 1, m.chunk.end,
-                                            cleaned ? fmt::format("; {} temporary files of it removed", cleaned) : ""));
-  }
   for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
   if (!report.empty()) write_report(result);
   const std::size_t failed = t.failed + result.scan_errors.size();

@@ -260,7 +260,10 @@ struct ChunkDealer::Impl {
           if (d == Deal::wait) break;
           const int rank = asks.front();
           asks.pop_front();
-          if (d == Deal::end) ++ended;
+          if (d == Deal::end) {
+            ++ended;
+            changed.notify_all();  // finish() may be waiting for the last rank
+          }
           lock.unlock();
           reply(rank, d == Deal::chunk ? &c : nullptr);
           lock.lock();
@@ -280,6 +283,7 @@ struct ChunkDealer::Impl {
         if (what == 1) {
           std::lock_guard lock(m);
           ++ended;
+          changed.notify_all();
         } else {
           asks.push_back(st.MPI_SOURCE);
         }
@@ -420,9 +424,11 @@ std::vector<ChunkDealer::Missing> ChunkDealer::finish(std::chrono::milliseconds 
     for (;;) {
       {
         std::unique_lock lock(d.m);
-        if (d.changed.wait_for(lock, std::chrono::milliseconds(20), [&] { return d.service_error != nullptr; })) break;
+        auto all_in = [&] { return d.ended == d.w.size - 1 && d.received == d.next; };
+        d.changed.wait_for(lock, std::chrono::milliseconds(20), [&] { return d.service_error || all_in(); });
+        if (d.service_error) break;
         start_grace();
-        if (d.ended == d.w.size - 1 && d.received == d.next) break;  // serve() returns too
+        if (all_in()) break;  // serve() returns too
         if (std::chrono::steady_clock::now() > d.deadline) break;
       }
     }

@@ -87,7 +87,9 @@ struct TempSlot {
   char path[kTempPathBytes];
 };
 TempSlot g_temp_slots[kTempSlots];
+std::atomic<bool> g_temps_closed{false};  // close_temporaries: no new temporary file may stay
 static_assert(std::atomic<int>::is_always_lock_free, "the registry is read from signal handlers");
+static_assert(std::atomic<bool>::is_always_lock_free, "the registry is read from signal handlers");
 }  // namespace
 
 TemporaryRegistration::TemporaryRegistration(const fs::path& path) noexcept {
@@ -126,6 +128,13 @@ void remove_registered_temporaries() noexcept {
   }
 }
 
+void close_temporaries() noexcept {
+  g_temps_closed.store(true);
+  remove_registered_temporaries();
+}
+
+bool temporaries_closed() noexcept { return g_temps_closed.load(); }
+
 bool is_temporary_name(const fs::path& path) {
   const std::string name = path.filename().string();
   return name.size() > 1 && name[0] == '.' && name.find(kTempMarker) != std::string::npos;
@@ -150,6 +159,11 @@ void write_file_atomic(const fs::path& path, std::span<const std::uint8_t> bytes
     ::unlink(tmp.c_str());
     throw_io(path, what + ": " + errno_text(err));
   };
+  if (temporaries_closed()) {  // the process is ending (close_temporaries): write nothing more
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw_io(path, "not written: the process is ending");
+  }
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);

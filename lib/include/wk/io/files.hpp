@@ -40,6 +40,12 @@ class TemporaryRegistration {
   int slot_ = -1;
 };
 void remove_registered_temporaries() noexcept;
+// remove_registered_temporaries, and from then on write_file_atomic writes nothing (it throws
+// wk::Error{io}): for a process that stops but must stay alive a while (an MPI rank waiting for
+// rank 0 to end the job). A file whose rename raced with it is either complete or absent.
+// Async-signal-safe.
+void close_temporaries() noexcept;
+bool temporaries_closed() noexcept;
 
 struct InputFile {
   std::filesystem::path path;      // as found (input root joined with the relative part)
