@@ -1,6 +1,7 @@
 // wk-bench dist: what scale-out costs rank 0 (docs/scale-out.md, "Projection to 64 nodes"): run
-// under mpirun -np N. Every rank, rank 0 included, takes chunks from a wk::dist::ChunkDealer
-// and reports each with a payload, as wk-image and wk-hash do, but does no work on them:
+// under mpirun -np N. Ranks 1..N-1 take chunks from a wk::dist::ChunkDealer and report each with
+// a payload, as wk-image and wk-hash do, but do no work on them; rank 0 only deals and collects
+// (alone, it deals to itself):
 //   deal      empty payloads, unordered delivery: rank 0's cost per chunk dealt and reported
 //   ordered   payloads of B bytes delivered in chunk order into a buffer (wk-hash's output path,
 //             without the disk): rank 0's in-order collection rate
@@ -35,7 +36,9 @@ double deal_once(std::size_t chunks, std::size_t bytes, bool ordered) {
   {
     dist::ChunkDealer dealer(std::move(o));
     const std::string payload(bytes, 'x');
-    while (const auto c = dealer.next()) dealer.done(*c, payload);
+    // With other ranks, rank 0 only deals and collects: every chunk makes the round trip.
+    if (dist::world().rank != 0 || !dist::world().distributed())
+      while (const auto c = dealer.next()) dealer.done(*c, payload);
     dealer.finish();
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
