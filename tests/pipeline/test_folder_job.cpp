@@ -67,6 +67,23 @@ TEST_CASE("probe_dimensions reads past a JPEG segment whose length is below 2, a
   CHECK_THROWS_AS(pipeline::check_pixel_limit(1LL << 28, d->first, d->second), Error);
 }
 
+TEST_CASE("probe_dimensions reads PFM sizes as OpenCV does: whitespace-separated tokens, atoi", "[pipeline]") {
+  // Found by fuzz_image_decode (out of memory): "PF\n3111BM\0\0\0\n111111..." is 3111 x 111111 to
+  // OpenCV, which allocated it; the probe gave up at 'B' and let it through --max-pixels.
+  const auto d = pipeline::probe_dimensions(corpus_file("image_decode/pfm-token-3111BM.pfm"));
+  REQUIRE(d.has_value());
+  CHECK(d->first == 3111);
+  CHECK(d->second == 111111);
+  for (const auto& [header, w, h] : {std::tuple<std::string, int, int>{"PF\n7 2\n-1\n", 7, 2},
+                                     {"Pf\n+12x 5\n-1.0\n", 12, 5}}) {
+    CAPTURE(header);
+    const auto e = pipeline::probe_dimensions({reinterpret_cast<const std::uint8_t*>(header.data()), header.size()});
+    REQUIRE(e.has_value());
+    CHECK(e->first == w);
+    CHECK(e->second == h);
+  }
+}
+
 TEST_CASE("probe_dimensions reads the header of every format OpenCV decodes here, without decoding", "[pipeline]") {
   const cv::Mat m = test::random_image(37, 21, 3, 1);
   cv::Mat gray;

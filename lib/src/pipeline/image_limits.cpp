@@ -53,14 +53,18 @@ Dims probe_jpeg(std::span<const std::uint8_t> b) {
   return std::nullopt;
 }
 
-// Netpbm P1..P6 and PFM (PF, Pf): the first two numbers after the magic, '#' comments allowed.
-// P1..P6 are read as OpenCV's PxM reader reads them: a comment runs to '\n' or '\r', and the byte
-// right after a number ends it, whatever it is ("5#1" is 5 then 1, not 5 then a comment).
+// Netpbm P1..P6 and PFM (PF, Pf): the first two numbers after the magic, read as OpenCV reads them.
+// P1..P6 (its PxM reader): '#' comments run to '\n' or '\r', and the byte right after a number
+// ends it, whatever it is ("5#1" is 5 then 1, not 5 then a comment).
+// PF/Pf (its PFM reader): after "PF\n", each number is the token up to the next whitespace byte,
+// read as atoi reads it ("3111BM" is 3111; nothing before the digits but a sign).
 Dims probe_pnm(std::span<const std::uint8_t> b) {
   std::uint64_t vals[2] = {0, 0};
   std::size_t i = 2;
+  auto get = [&]() -> int { return i < b.size() ? b[i++] : -1; };
+  auto space = [](int c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  constexpr std::uint64_t kCap = std::uint64_t(1) << 40;
   if (b.size() > 1 && b[1] >= '1' && b[1] <= '6') {
-    auto get = [&]() -> int { return i < b.size() ? b[i++] : -1; };
     for (std::uint64_t& v : vals) {
       int code = get();
       while (code < 0 || !std::isdigit(code)) {
@@ -68,27 +72,32 @@ Dims probe_pnm(std::span<const std::uint8_t> b) {
           do code = get();
           while (code >= 0 && code != '\n' && code != '\r');
           code = get();
-        } else if (code >= 0 && std::isspace(code)) {
-          while (code >= 0 && std::isspace(code)) code = get();
+        } else if (code >= 0 && space(code)) {
+          while (code >= 0 && space(code)) code = get();
         } else {
           return std::nullopt;  // OpenCV refuses it too
         }
       }
       do {
-        v = std::min<std::uint64_t>(v * 10 + std::uint64_t(code - '0'), std::uint64_t(1) << 40);
+        v = std::min(v * 10 + std::uint64_t(code - '0'), kCap);
         code = get();
       } while (code >= 0 && std::isdigit(code));
     }
     return dims(vals[0], vals[1]);
   }
+  if (get() != '\n') return std::nullopt;  // OpenCV wants the line break right after "PF"
   for (std::uint64_t& v : vals) {
-    while (i < b.size() && (std::isspace(b[i]) || b[i] == '#')) {
-      if (b[i] == '#') while (i < b.size() && b[i] != '\n') ++i;
-      else ++i;
+    std::string token;
+    for (int c = get(); c >= 0 && !space(c) && token.size() < 2048; c = get()) token.push_back(char(c));
+    std::size_t k = 0;
+    if (k < token.size() && (token[k] == '+' || token[k] == '-')) {
+      if (token[k] == '-') return std::nullopt;  // a negative size: nothing is decoded
+      ++k;
     }
-    if (i >= b.size() || !std::isdigit(b[i])) return std::nullopt;
-    while (i < b.size() && std::isdigit(b[i])) v = std::min<std::uint64_t>(v * 10 + (b[i++] - '0'), std::uint64_t(1) << 40);
+    for (; k < token.size() && std::isdigit(static_cast<unsigned char>(token[k])); ++k)
+      v = std::min(v * 10 + std::uint64_t(token[k] - '0'), kCap);
   }
+  if (vals[0] == 0 || vals[1] == 0) return std::nullopt;
   return dims(vals[0], vals[1]);
 }
 
