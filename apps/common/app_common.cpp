@@ -12,6 +12,7 @@
 #include <thread>
 #include <iostream>
 #include <string_view>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -141,15 +142,13 @@ const dist::World& start_world(const char* prog, int* argc, char*** argv) {
   const dist::World& w = dist::init(argc, argv);
   if (!w.distributed()) return w;
   if (w.local_size > 1 && !std::getenv("CUDA_VISIBLE_DEVICES")) {
-    int gpus = 0;
+    std::vector<int> gpus;
     std::error_code ec;
     for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end; it.increment(ec))
-      ++gpus;
-    if (gpus > 0) {
+      gpus.push_back(int(gpus.size()));
+    if (!gpus.empty()) {
       std::string mine;
-      for (int g = 0; g < gpus; ++g)
-        if (g % w.local_size == w.local_rank % w.local_size) mine += (mine.empty() ? "" : ",") + std::to_string(g);
-      if (mine.empty()) mine = std::to_string(w.local_rank % gpus);
+      for (int g : dist::node_share(gpus, w.local_rank, w.local_size)) mine += (mine.empty() ? "" : ",") + std::to_string(g);
       ::setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
       g_gpus_split = true;
     }

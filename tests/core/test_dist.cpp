@@ -42,6 +42,16 @@ TEST_CASE("dist: chunk_bounds cover every item once, in order, about equal weigh
   CHECK(std::find(h.begin(), h.end(), 3) != h.end());  // the chunk with item 2 ends after it
 }
 
+TEST_CASE("dist: node_share splits a node's GPUs over its ranks", "[core][dist]") {
+  const std::vector<int> four{0, 1, 2, 3};
+  CHECK(dist::node_share(four, 0, 1) == four);
+  CHECK(dist::node_share(four, 1, 2) == std::vector<int>{1, 3});
+  CHECK(dist::node_share(four, 3, 4) == std::vector<int>{3});
+  CHECK(dist::node_share({7}, 2, 3) == std::vector<int>{7});     // fewer GPUs than ranks: shared
+  CHECK(dist::node_share({5, 6}, 2, 3) == std::vector<int>{5});  // rank 2 of 3 over 2: GPU 2 % 2
+  CHECK(dist::node_share({}, 1, 2).empty());
+}
+
 TEST_CASE("dist: the dealer deals every chunk once and delivers in order", "[core][dist]") {
   dist::ChunkDealer::Options o;
   for (std::size_t b = 0; b <= 200; b += 10) o.bounds.push_back(b);  // 20 chunks

@@ -149,6 +149,15 @@ void abort(int code) noexcept {
   ::_exit(code);
 }
 
+std::vector<int> node_share(const std::vector<int>& items, int index, int count) {
+  if (count <= 1 || items.empty()) return items;
+  std::vector<int> mine;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (int(i) % count == index % count) mine.push_back(items[i]);
+  if (mine.empty()) mine.push_back(items[std::size_t(index) % items.size()]);
+  return mine;
+}
+
 std::vector<std::size_t> chunk_bounds(const std::vector<std::uint64_t>& weights, std::size_t chunks) {
   std::vector<std::size_t> bounds{0};
   if (weights.empty()) return bounds;

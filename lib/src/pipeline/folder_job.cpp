@@ -24,6 +24,7 @@
 #include "wk/core/backend.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
+#include "wk/core/dist.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
@@ -120,16 +121,6 @@ struct Reporter {
     source->range_done({begin, end}, std::move(done));
   }
 };
-
-// The share of `all` GPUs for process `index` of `count` on a node (FolderJobOptions::gpu_share_*).
-std::vector<int> gpu_share(const std::vector<int>& all, int index, int count) {
-  if (count <= 1 || all.empty()) return all;
-  std::vector<int> mine;
-  for (std::size_t g = 0; g < all.size(); ++g)
-    if (int(g) % count == index % count) mine.push_back(all[g]);
-  if (mine.empty()) mine.push_back(all[std::size_t(index) % all.size()]);
-  return mine;
-}
 
 fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
   fs::path out = opt.outdir / in.relative;
@@ -478,7 +469,7 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
   std::vector<int> gpus = plan.gpus;
   if (gpus.empty()) {
     for (int d = 0; d < count; ++d) gpus.push_back(d);
-    gpus = gpu_share(gpus, plan.share_index, plan.share_count);
+    gpus = dist::node_share(gpus, plan.share_index, plan.share_count);
   }
   try {
     for (int d : gpus) {  // every context before any handle
@@ -622,7 +613,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     }
     if (gpus.empty()) {
       for (int d = 0; d < count; ++d) gpus.push_back(d);
-      gpus = gpu_share(gpus, opt.gpu_share_index, opt.gpu_share_count);
+      gpus = dist::node_share(gpus, opt.gpu_share_index, opt.gpu_share_count);
     }
     for (int d : gpus)
       if ((d < 0 || d >= count) && (!hybrid || count > 0))

@@ -44,6 +44,11 @@ int broadcast(int value);            // rank 0's value
 void sum(std::vector<std::uint64_t>& values);  // every rank gets the element-wise sums
 [[noreturn]] void abort(int code) noexcept;    // MPI_Abort (or _exit alone): ends every rank
 
+// The share of `items` (a node's GPUs) for process `index` of `count` sharing them (node-local
+// ranks): the items i with i % count == index % count, or item index % size when there are fewer
+// items than processes (they then share it). count <= 1: every item.
+std::vector<int> node_share(const std::vector<int>& items, int index, int count);
+
 // A chunk of items [begin, end) of the job's work list; `id` numbers the chunks in item order.
 struct Chunk {
   std::size_t id = 0, begin = 0, end = 0;
