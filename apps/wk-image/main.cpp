@@ -124,6 +124,36 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   return ids;
 }
 
+// The --report file, written atomically.
+void write_report(const std::string& report, const pipeline::JobResult& result, const pipeline::FolderJobOptions& job) {
+  const std::string json = pipeline::report_json(result, job);
+  io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
+}
+
+// The end of a job, alone or as rank 0 of several: the listing errors, the report, the summary
+// line (`where` the files ran) and the exit status.
+int finish_job(const pipeline::JobResult& result, const pipeline::FolderJobOptions& job, const std::string& report,
+               bool quiet, const std::string& where) {
+  for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
+  const pipeline::JobTotals& t = result.totals;
+  if (!report.empty()) write_report(report, result, job);
+  const std::size_t failed = t.failed + result.scan_errors.size();
+  if (t.files == 0 && failed == 0) {
+    wk::app::print_error(kProg, "no image files found in the inputs");
+    return wk::app::kSomeFailed;
+  }
+  if (!quiet) {
+    fmt::print("{}: {} converted, {} failed{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on {}\n", kProg, t.ok,
+               failed, t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
+               t.ok / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), where);
+    if (t.interrupted)
+      fmt::print("{}: interrupted: {} files not started{}\n", kProg, t.not_started,
+                 report.empty() ? "" : "; continue with --resume " + report);
+  }
+  if (t.interrupted) return wk::app::kInterrupted;
+  return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
+}
+
 // ---- distributed runs (mpirun / srun: wk::dist) ------------------------------------------------
 // Rank 0 lists the inputs once and sends the list to every rank; it deals chunks of about equal
 // bytes on demand (a slow rank takes fewer); each rank converts its chunks on its node's GPU(s) or
@@ -241,10 +271,6 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
     result.totals.interrupted = !final || result.totals.not_started > 0;
     return result;
   };
-  auto write_report = [&](const pipeline::JobResult& result) {
-    const std::string json = pipeline::report_json(result, job);
-    io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
-  };
   o.deliver = [&](const dist::Chunk&, int, std::string&& payload) {
     std::lock_guard lock(merged_mutex);
     merged_changed = true;
@@ -287,7 +313,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
         std::string error;
         if (!report.empty() && (changed || g_stop)) {
           try {
-            write_report(report_now(false));
+            write_report(report, report_now(false), job);
           } catch (const std::exception& e) {
             error = e.what();
             wk::app::print_error(kProg, "report: " + error);
@@ -386,27 +412,9 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   result.gpu.ready_s = mine.gpu.ready_s;
   result.gpu.not_used = mine.gpu.not_used;
   result.gpu.gpu_name = mine.gpu.gpu_name;
-  const pipeline::JobTotals& t = result.totals;
-  for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
-  if (!report.empty()) write_report(result);
-  const std::size_t failed = t.failed + result.scan_errors.size();
-  if (t.files == 0 && failed == 0) {
-    wk::app::print_error(kProg, "no image files found in the inputs");
-    return wk::app::kSomeFailed;
-  }
-  if (!quiet) {
-    fmt::print("{}: {} converted, {} failed{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on {} ranks "
-               "({} files on GPUs, {} on CPUs)\n",
-               kProg, t.ok, failed, t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
-               t.ok / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), world.size,
-               result.gpu.files_gpu, result.gpu.files_cpu);
-  }
-  if (t.interrupted) {
-    wk::app::print_error(kProg, fmt::format("interrupted: {} of {} files not finished{}", t.not_started, t.files,
-                                            report.empty() ? "" : "; continue with --resume " + report));
-    return wk::app::kInterrupted;
-  }
-  return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
+  return finish_job(result, job, report, quiet,
+                    fmt::format("{} ranks ({} files on GPUs, {} on CPUs)", world.size, result.gpu.files_gpu,
+                                result.gpu.files_cpu));
 }
 
 }  // namespace
@@ -499,40 +507,20 @@ int main(int argc, char** argv) {
 
     const pipeline::JobResult result = pipeline::run_folder_job(job, &g_stop, cb);
     if (progress) progress->finish();
-    for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
-    const pipeline::JobTotals& t = result.totals;
-    if (!report.empty()) {
-      const std::string json = pipeline::report_json(result, job);
-      io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
+    // Where the files ran: one device, or (auto) the GPU after the CPU took the first ones.
+    const pipeline::GpuSummary& g = result.gpu;
+    std::string where = to_string(sel.backend);
+    if (!sel.gpu.name.empty()) where += " (" + sel.gpu.name + ")";
+    if (job.start_on_cpu) {
+      const std::string gpu = "gpu" + (g.gpu_name.empty() ? std::string() : " (" + g.gpu_name + ")");
+      where = g.files_gpu == 0   ? std::string("cpu") + (g.not_used.empty() || g.not_used.rfind("no usable", 0) == 0
+                                                            ? ""
+                                                            : " (" + g.not_used + ")")
+              : g.files_cpu == 0 ? gpu
+                                 : fmt::format("{}, the first {} files on the cpu while it started ({:.2f} s)", gpu,
+                                               g.files_cpu, g.ready_s);
     }
-    const std::size_t failed = t.failed + result.scan_errors.size();
-    if (t.files == 0 && failed == 0) {
-      wk::app::print_error(kProg, "no image files found in the inputs");
-      return wk::app::kSomeFailed;
-    }
-    if (!quiet) {
-      // Where the files ran: one device, or (auto) the GPU after the CPU took the first ones.
-      const pipeline::GpuSummary& g = result.gpu;
-      std::string where = to_string(sel.backend);
-      if (!sel.gpu.name.empty()) where += " (" + sel.gpu.name + ")";
-      if (job.start_on_cpu) {
-        const std::string gpu = "gpu" + (g.gpu_name.empty() ? std::string() : " (" + g.gpu_name + ")");
-        where = g.files_gpu == 0   ? std::string("cpu") + (g.not_used.empty() || g.not_used.rfind("no usable", 0) == 0
-                                                              ? ""
-                                                              : " (" + g.not_used + ")")
-                : g.files_cpu == 0 ? gpu
-                                   : fmt::format("{}, the first {} files on the cpu while it started ({:.2f} s)", gpu,
-                                                 g.files_cpu, g.ready_s);
-      }
-      fmt::print("{}: {} converted, {} failed{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on the {}\n", kProg,
-                 t.ok, failed, t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
-                 t.ok / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), where);
-      if (t.interrupted)
-        fmt::print("{}: interrupted: {} files not started{}\n", kProg, t.not_started,
-                   report.empty() ? "" : "; continue with --resume " + report);
-    }
-    if (t.interrupted) return wk::app::kInterrupted;
-    return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
+    return finish_job(result, job, report, quiet, "the " + where);
   });
   // No teardown: every output and the report are renamed into place and what was printed is
   // flushed; destroying the CUDA context and nvJPEG handles (~0.35 s on the H100) would only
