@@ -256,12 +256,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
           result.records.push_back(*merged[i]);
         } else if (done_before.count(source.listed.files[i].path.string())) {
           // Not reached (yet): still done in the earlier run, so a later --resume skips it too.
-          pipeline::FileRecord r;
-          r.path = source.listed.files[i].path.string();
-          r.output = pipeline::output_path(job, source.listed.files[i]).string();
-          r.status = pipeline::FileStatus::skipped;
-          r.error = "done in an earlier run (--resume)";
-          result.records.push_back(std::move(r));
+          result.records.push_back(pipeline::done_in_earlier_run(job, source.listed.files[i]));
         }
       }
       merged_changed = false;

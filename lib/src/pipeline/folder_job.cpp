@@ -149,8 +149,7 @@ bool begin_file(Shared& sh, FileWork& fw) {
     if (!sh.precheck[fw.i].empty()) throw Error(ErrorCategory::usage, sh.precheck[fw.i]);
     std::error_code ec;
     if (sh.resume_ok.count(r.path)) {
-      r.status = FileStatus::skipped;
-      r.error = "done in an earlier run (--resume)";
+      r = done_in_earlier_run(sh.opt, in);
       return false;
     }
     if (fs::exists(out, ec)) {
@@ -536,6 +535,15 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
 bool nvjpeg_in_build() noexcept { return io::nvjpeg_in_build(); }
 
 fs::path output_path(const FolderJobOptions& options, const io::InputFile& input) { return output_for(options, input); }
+
+FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input) {
+  FileRecord r;
+  r.path = input.path.string();
+  r.output = output_for(options, input).string();
+  r.status = FileStatus::skipped;
+  r.error = "done in an earlier run (--resume)";
+  return r;
+}
 
 std::size_t remove_stale_temporaries(const fs::path& output) {
   const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");

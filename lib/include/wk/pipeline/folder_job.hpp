@@ -164,6 +164,8 @@ void tally(JobResult& result, std::size_t files);
 
 // Where the job writes the output of `input` (OUTDIR / its relative path, --format's extension).
 std::filesystem::path output_path(const FolderJobOptions& options, const io::InputFile& input);
+// The record of an input --resume skips: "skipped", "done in an earlier run (--resume)".
+FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input);
 // Removes the temporary files a killed process left beside `output` (".NAME.wk-XXXXXX", the
 // pattern of io::write_file_atomic); returns how many.
 std::size_t remove_stale_temporaries(const std::filesystem::path& output);
