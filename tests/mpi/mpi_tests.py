@@ -219,6 +219,22 @@ def rank_pids(rank, marker):
     return pids
 
 
+def run_and_kill_rank_1(r, argv, marker, ready, poll_s):
+    """Starts argv under mpirun -np 3, SIGKILLs rank 1 (found by `marker` in its command line) once
+    ready() says so, and returns (pids killed, mpirun's exit status, its output)."""
+    p = subprocess.Popen(r.mpirun + argv, cwd=r.a.work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
+    killed = []
+    deadline = time.time() + 120
+    while not killed and time.time() < deadline and p.poll() is None:
+        time.sleep(poll_s)
+        if ready():
+            killed = rank_pids(1, marker)
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+    log = p.communicate(timeout=120)[0].decode(errors="replace")
+    return killed, p.returncode, log
+
+
 def case_killed(r):
     w = r.a.work
     make_photos(r, os.path.join(w, "photos"), 48, "1600x1200", "png")
@@ -226,24 +242,16 @@ def case_killed(r):
     rc, _, err = r.run(job + ["-o", "reference"])
     check(rc == 0, "reference run: " + err)
     out = os.path.join(w, "killed-out")
-    p = subprocess.Popen([r.a.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "3"] + job +
-                         ["-o", "killed-out", "--report", "killed.json"], cwd=w, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, env=ENV)
-    killed = []
-    deadline = time.time() + 120
-    while time.time() < deadline and p.poll() is None:
+    def checkpointed_after_six():
         done = [n for n in os.listdir(out) if not n.startswith(".")] if os.path.isdir(out) else []
         # Once rank 0 checkpointed (every 0.5 s): the report covers what was finished by then.
-        if len(done) >= 6 and os.path.exists(os.path.join(w, "killed.json")):
-            killed = rank_pids(1, "killed-out")
-            for pid in killed:
-                os.kill(pid, signal.SIGKILL)
-            break
-        time.sleep(0.02)
-    log = p.communicate(timeout=120)[0].decode(errors="replace")
+        return len(done) >= 6 and os.path.exists(os.path.join(w, "killed.json"))
+
+    killed, rc, log = run_and_kill_rank_1(r, job + ["-o", "killed-out", "--report", "killed.json"], "killed-out",
+                                          checkpointed_after_six, 0.02)
     print(log)
     check(killed, "rank 1 was not found or the job ended before it could be killed")
-    check(p.returncode != 0, "mpirun returned 0 although rank 1 was killed")
+    check(rc != 0, "mpirun returned 0 although rank 1 was killed")
     check("rank 1" in log, "no message names rank 1")
     rep = normalized_report(os.path.join(w, "killed.json"))
     check(rep["totals"]["interrupted"], "the report does not say the run was interrupted")
@@ -261,18 +269,9 @@ def case_killed(r):
     # temporary file, a message from rank 0.
     with open(os.path.join(w, "pw.txt"), "w") as f:
         f.write("".join("password-%d\n" % i for i in range(300)))
-    p = subprocess.Popen([r.a.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "3", r.a.hash, "hash",
-                          "--method", "bcrypt", "--cost", "10", "--device", "cpu", "-i", "pw.txt", "-o", "hashes.txt"],
-                         cwd=w, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
-    killed = []
-    deadline = time.time() + 60
-    while not killed and time.time() < deadline and p.poll() is None:
-        time.sleep(0.3)
-        killed = rank_pids(1, "hashes.txt")
-        for pid in killed:
-            os.kill(pid, signal.SIGKILL)
-    log = p.communicate(timeout=120)[0].decode(errors="replace")
-    check(killed and p.returncode != 0, "wk-hash: rank 1 not killed, or mpirun returned 0:\n" + log)
+    killed, rc, log = run_and_kill_rank_1(r, [r.a.hash, "hash", "--method", "bcrypt", "--cost", "10", "--device", "cpu",
+                                              "-i", "pw.txt", "-o", "hashes.txt"], "hashes.txt", lambda: True, 0.3)
+    check(killed and rc != 0, "wk-hash: rank 1 not killed, or mpirun returned 0:\n" + log)
     check("wk-hash: interrupted" in log, "wk-hash: no message from rank 0:\n" + log)
     left = [n for n in os.listdir(w) if "hashes.txt" in n]
     check(not left, "wk-hash: output or temporary files left after the kill: %s" % left)
