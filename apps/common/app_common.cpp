@@ -102,6 +102,15 @@ void exit_now(int code) {
   ::_exit(code);
 }
 
+namespace {
+// Prints what `e` says; its exit status: 2 for a usage error, else 1.
+int print_failure(const char* prog, const std::exception& e) {
+  print_error(prog, e.what());
+  const auto* error = dynamic_cast<const Error*>(&e);
+  return error && error->category() == ErrorCategory::usage ? kUsage : kSomeFailed;
+}
+}  // namespace
+
 int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   try {
     app.parse(argc, argv);
@@ -118,11 +127,8 @@ int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::f
   int code = kSomeFailed;
   try {
     return body();
-  } catch (const Error& e) {
-    print_error(prog, e.what());
-    code = e.category() == ErrorCategory::usage ? kUsage : kSomeFailed;
   } catch (const std::exception& e) {
-    print_error(prog, e.what());
+    code = print_failure(prog, e);
   }
   if (dist::world().distributed()) {
     print_error(prog, fmt::format("rank {} of {} failed: ending every rank", dist::world().rank, dist::world().size));
@@ -138,9 +144,14 @@ bool g_gpus_split = false;
 
 bool gpus_split_by_rank() { return g_gpus_split; }
 
-const dist::World& start_world(const char* prog, int* argc, char*** argv) {
-  const dist::World& w = dist::init(argc, argv);
-  if (!w.distributed()) return w;
+int start_world(const char* prog, int* argc, char*** argv) {
+  try {
+    dist::init(argc, argv);
+  } catch (const std::exception& e) {
+    return print_failure(prog, e);
+  }
+  const dist::World& w = dist::world();
+  if (!w.distributed()) return kSuccess;
   if (w.local_size > 1 && !std::getenv("CUDA_VISIBLE_DEVICES")) {
     std::vector<int> gpus;
     std::error_code ec;
@@ -159,7 +170,7 @@ const dist::World& start_world(const char* prog, int* argc, char*** argv) {
                                    "ranks to one core each by default for -np 2 or less; give them more with "
                                    "--map-by slot:PE=N or --bind-to none",
                                    usable_cores(), node_cores, w.local_size));
-  return w;
+  return kSuccess;
 }
 
 void end_world(int code) {

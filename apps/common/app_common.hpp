@@ -42,8 +42,9 @@ bool clean_exit_wanted();  // WK_CLEAN_EXIT=1
 // CUDA_VISIBLE_DEVICES is unset, node-local rank r of L sees the GPUs g with g % L == r % L (or
 // GPU r % G when there are fewer GPUs G than ranks), counted in /proc/driver/nvidia/gpus without
 // starting CUDA. Rank 0 says so when the launcher bound each rank to far fewer cores than the node
-// has (mpirun's default binding). Throws wk::Error.
-const dist::World& start_world(const char* prog, int* argc, char*** argv);
+// has (mpirun's default binding). Returns kSuccess, or the exit status after printing why MPI
+// could not start (as run_app maps errors).
+int start_world(const char* prog, int* argc, char*** argv);
 // True when start_world set CUDA_VISIBLE_DEVICES for this rank (its GPUs are split already).
 bool gpus_split_by_rank();
 // The end of a process begun with start_world: the ranks of a distributed run that ended normally

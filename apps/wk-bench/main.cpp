@@ -32,12 +32,8 @@ constexpr BenchEntry kBenches[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    wk::app::start_world("wk-bench", &argc, &argv);  // wk-bench dist under mpirun
-  } catch (const std::exception& e) {
-    wk::app::print_error("wk-bench", e.what());
-    return wk::app::kUsage;
-  }
+  // wk-bench dist under mpirun
+  if (const int code = wk::app::start_world("wk-bench", &argc, &argv); code != wk::app::kSuccess) return code;
   CLI::App app{"wk-bench: time warpkit's kernels (each APOD rung with --ladder) against peers and the copy roofline"};
   app.require_subcommand(1);
   app.footer(R"(Examples:

@@ -902,15 +902,8 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    app::start_world(kProg, &argc, &argv);  // mpirun / srun: this process is one rank of several
-  } catch (const Error& e) {
-    app::print_error(kProg, e.what());
-    return e.category() == ErrorCategory::usage ? app::kUsage : app::kSomeFailed;
-  } catch (const std::exception& e) {
-    app::print_error(kProg, e.what());
-    return app::kSomeFailed;
-  }
+  // mpirun / srun: this process is one rank of several
+  if (const int code = app::start_world(kProg, &argc, &argv); code != app::kSuccess) return code;
   // Slices allocate and free vectors of tens of MB each; keep such blocks in the heap instead of
   // unmapping them on free, so later slices reuse them without faulting pages in again.
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);

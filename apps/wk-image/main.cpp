@@ -415,15 +415,8 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    wk::app::start_world(kProg, &argc, &argv);  // mpirun / srun: this process is one rank of several
-  } catch (const Error& e) {
-    wk::app::print_error(kProg, e.what());
-    return e.category() == ErrorCategory::usage ? wk::app::kUsage : wk::app::kSomeFailed;
-  } catch (const std::exception& e) {
-    wk::app::print_error(kProg, e.what());
-    return wk::app::kSomeFailed;
-  }
+  // mpirun / srun: this process is one rank of several
+  if (const int code = wk::app::start_world(kProg, &argc, &argv); code != wk::app::kSuccess) return code;
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
   pipeline::FolderJobOptions job;
   std::string device, border_text = "reflect101", gpus, report, jpeg_decoder = "auto", jpeg_encoder = "auto";
