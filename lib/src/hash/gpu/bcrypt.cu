@@ -97,7 +97,7 @@ __device__ void bcrypt_body(const BcryptBatch& b, int g, const SB& S, std::uint6
     hd::bcrypt_finish(P, S, words);
     std::uint8_t bytes[24];
     for (int i = 0; i < 24; ++i) bytes[i] = std::uint8_t(words[i >> 2] >> (24 - 8 * (i & 3)));
-    hd::bcrypt_b64_encode(b.out + std::size_t(g) * kOutStride, bytes, 23);
+    hd::bcrypt_b64_encode(b.out + std::size_t(g) * b.out_stride, bytes, 23);
   } else {
 #pragma unroll
     for (int k = 0; k < kP; ++k) {

@@ -7,7 +7,11 @@
 
 namespace wk::hash::gpu::detail {
 
-inline constexpr int kOutStride = 96;  // bytes per job for the encoded hash characters (86 at most)
+inline constexpr int kOutStride = 96;  // the most bytes per job for the encoded hash characters (86 at most)
+// Bytes per job of a batch's output: its method's hash characters rounded up to 8. md5crypt's 22
+// characters take 24 bytes, not kOutStride's 96: a quarter of the device-to-host copy and of the
+// pinned buffer, and the host reads them back contiguously (wk-hash hash copies 64 M of them).
+constexpr int out_stride_for(int hash_chars) { return (hash_chars + 7) / 8 * 8; }
 inline constexpr int kRoundThreads = 128;  // threads per block of the round kernels
 
 // ---- md5crypt / sha256crypt / sha512crypt: one packed batch in device memory -----------------
@@ -22,7 +26,8 @@ struct ShaBatch {
   std::uint32_t* state = nullptr;        // the digest C as stream words, word-major: state[k * n + g]
   std::uint8_t* pseq = nullptr;          // sha-crypt: the P sequence (same offsets as pw); md5crypt: unused
   std::uint8_t* sseq = nullptr;          // sha-crypt: the S sequence, 16 bytes per job; md5crypt: unused
-  char* out = nullptr;                   // kOutStride bytes per job
+  char* out = nullptr;                   // out_stride bytes per job
+  int out_stride = kOutStride;           // out_stride_for(the method's hash characters)
 };
 
 // A contiguous range of jobs computed by one kernel configuration. A launch covers the jobs
@@ -73,7 +78,8 @@ struct BcryptBatch {
   const std::uint8_t* cost = nullptr;
   const std::uint8_t* flags = nullptr;   // hd::bcrypt_flags
   std::uint32_t* state = nullptr;        // kBcryptStateWords per job, word-major (between launches)
-  char* out = nullptr;                   // kOutStride bytes per job
+  char* out = nullptr;                   // out_stride bytes per job
+  int out_stride = kOutStride;           // out_stride_for(kBcryptHashChars)
 };
 
 enum class BcryptKernel { reference, shared, shared16, shared_bytes, packed };  // the rungs of the same names

@@ -222,6 +222,7 @@ struct DeviceBatch::Impl {
     return dst + (prefix_end[i] - from);
   }
   int hash_chars = 0;
+  int out_stride = kOutStride;  // d_out's and h_out's bytes per job: out_stride_for(hash_chars)
   PinnedBuffer<std::uint8_t> staging;
   PinnedBuffer<std::uint8_t> h_out;
   DeviceBuffer<char> d_out;
@@ -388,6 +389,7 @@ void DeviceBatch::Impl::pack_sha(const JobSource& src) {
   sha.pseq = d_pseq.get();
   sha.sseq = d_sseq.get();
   sha.out = d_out.get();
+  sha.out_stride = out_stride;
 }
 
 void DeviceBatch::Impl::pack_bcrypt(const JobSource& src) {
@@ -435,6 +437,7 @@ void DeviceBatch::Impl::pack_bcrypt(const JobSource& src) {
   bc.cost = d_cost.get();
   bc.flags = d_flags.get();
   bc.out = d_out.get();
+  bc.out_stride = out_stride;
 }
 
 void DeviceBatch::Impl::make_parts() {
@@ -511,7 +514,9 @@ void DeviceBatch::Impl::init(const JobSource& src, Variant v, cudaStream_t s, Pi
     });
   }
   if (n == 0) return;
-  d_out = DeviceBuffer<char>(std::size_t(kOutStride) * n, stream);
+  hash_chars = method == Method::bcrypt ? hd::kBcryptHashChars : kernels_for(method).hash_chars;
+  out_stride = out_stride_for(hash_chars);
+  d_out = DeviceBuffer<char>(std::size_t(out_stride) * n, stream);
   // Only the hash characters of each slot are written; zero the rest so the copy back reads
   // initialized memory (compute-sanitizer initcheck).
   WK_CUDA_CHECK(cudaMemsetAsync(d_out.get(), 0, d_out.bytes(), stream));
@@ -662,11 +667,11 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
     for (std::uint32_t s = steps > kStepsAhead + 1 ? steps - kStepsAhead - 1 : 0; s < steps; ++s) report(s);
 }
 
-// The kernels' hash characters, kOutStride bytes per job in packing order, copied to pinned
+// The kernels' hash characters, out_stride bytes per job in packing order, copied to pinned
 // host memory (the batch's, made on first use).
 static const char* download_results(DeviceBatch::Impl& m, cudaStream_t stream) {
   nvtx::Range r("d2h", nvtx::Color::transfer);
-  if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(kOutStride) * m.n);
+  if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(m.out_stride) * m.n);
   WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
   WK_CUDA_CHECK(cudaStreamSynchronize(stream));
   return reinterpret_cast<const char*>(m.h_out.get());
@@ -683,7 +688,7 @@ void DeviceBatch::results(cudaStream_t stream, std::vector<std::string>& out) {
       std::string& s = out[i];
       s.resize(m.prefix_bytes(i) + std::size_t(m.hash_chars));
       char* at = m.write_prefix(i, s.data());
-      std::memcpy(at, text + p * kOutStride, std::size_t(m.hash_chars));
+      std::memcpy(at, text + p * std::size_t(m.out_stride), std::size_t(m.hash_chars));
     }
   });
 }
@@ -701,7 +706,7 @@ void DeviceBatch::results_into(cudaStream_t stream, char* out, std::size_t strid
         continue;
       }
       char* at = m.write_prefix(i, out + std::size_t(i) * stride);
-      std::memcpy(at, text + p * kOutStride, std::size_t(m.hash_chars));
+      std::memcpy(at, text + p * std::size_t(m.out_stride), std::size_t(m.hash_chars));
     }
   });
   if (too_long) throw Error(ErrorCategory::internal, "DeviceBatch::results_into: a crypt string longer than the stride");

@@ -138,7 +138,7 @@ __global__ void final_kernel(ShaBatch b, int g0, int g1) {
     const std::uint32_t w = b.state[k * b.n + g];
     for (int q = 0; q < 4; ++q) c[4 * k + q] = hd::word_byte<H>(w, q);
   }
-  char* out = b.out + std::size_t(g) * kOutStride;
+  char* out = b.out + std::size_t(g) * b.out_stride;
   if constexpr (H::kDigestBytes == 16) hd::encode_md5crypt(c, out);
   else if constexpr (H::kDigestBytes == 32) hd::encode_sha256crypt(c, out);
   else hd::encode_sha512crypt(c, out);
