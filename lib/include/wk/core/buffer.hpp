@@ -162,6 +162,9 @@ void wait_sleeping(cudaStream_t stream);
 class Event {
  public:
   Event() { WK_CUDA_CHECK(cudaEventCreate(&e_)); }
+  // cudaEventCreateWithFlags: e.g. cudaEventBlockingSync | cudaEventDisableTiming, an event whose
+  // synchronize() sleeps instead of spinning a core.
+  explicit Event(unsigned flags) { WK_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
   ~Event() { if (e_) cudaEventDestroy(e_); }
   Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
   Event& operator=(Event&& o) noexcept { std::swap(e_, o.e_); return *this; }

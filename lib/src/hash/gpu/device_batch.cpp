@@ -247,7 +247,7 @@ struct DeviceBatch::Impl {
   // Launch parts 1.. run on part_streams (part 0 on the batch's stream), forked after the uploads
   // and joined back before the results are read (join_parts).
   std::vector<Stream> part_streams;
-  Event forked;
+  Event forked{cudaEventDisableTiming};
   std::vector<Event> joined;                        // one per part stream
   std::vector<Event> step_done;                     // (kStepsAhead + 1) * kLaunchParts, for progress
   cudaStream_t part_stream(int q) const { return q == 0 ? stream : part_streams[std::size_t(q) - 1].get(); }
@@ -444,9 +444,13 @@ void DeviceBatch::Impl::make_parts() {
   if (!part_streams.empty()) return;
   for (int q = 1; q < kLaunchParts; ++q) {
     part_streams.emplace_back();
-    joined.emplace_back();
+    joined.emplace_back(cudaEventDisableTiming);
   }
-  step_done.resize(std::size_t(kStepsAhead + 1) * kLaunchParts);
+  // Blocking-sync: the progress waits sleep. wk-hash keeps several batches in flight, each waiting
+  // on its thread most of the time; spinning, they would take that many cores from the host work
+  // (packing, formatting) of the others.
+  for (int e = 0; e < (kStepsAhead + 1) * kLaunchParts; ++e)
+    step_done.emplace_back(cudaEventBlockingSync | cudaEventDisableTiming);
 }
 
 // The batch's stream waits for everything queued on the part streams.
@@ -466,7 +470,11 @@ void DeviceBatch::Impl::wipe() noexcept {
   wipe_device(d_state, stream);
   wipe_device(d_bpw, stream);
   wipe_device(d_bstate, stream);
-  cudaStreamSynchronize(stream);
+  try {
+    wait_sleeping(stream);
+  } catch (...) {
+    cudaStreamSynchronize(stream);
+  }
   if (staging.get()) OPENSSL_cleanse(staging.get(), staging.bytes());
   if (pool) {
     pool->give(std::move(staging));
@@ -609,7 +617,7 @@ void DeviceBatch::run(cudaStream_t stream, const std::function<void(double)>& pr
       bcrypt_launch(kernel, m.bc, it0, chunk, stream);
       if (queued && it0 + chunk >= m.max_iterations) queued();
       if (progress) {
-        WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        wait_sleeping(stream);
         progress(double(std::min(it0 + chunk, m.max_iterations)) / double(m.max_iterations));
       }
     }
@@ -673,7 +681,7 @@ static const char* download_results(DeviceBatch::Impl& m, cudaStream_t stream) {
   nvtx::Range r("d2h", nvtx::Color::transfer);
   if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(m.out_stride) * m.n);
   WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
-  WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_sleeping(stream);
   return reinterpret_cast<const char*>(m.h_out.get());
 }
 
