@@ -21,6 +21,9 @@ class SecretBuffer {
   SecretBuffer& operator=(const SecretBuffer&) = delete;
 
   void append(const char* data, std::size_t bytes);
+  // `bytes` more at the end, left for the caller to write (read(2) straight into the buffer, no
+  // copy); reserves as append does. Returns where they start.
+  char* extend(std::size_t bytes);
   void reserve(std::size_t capacity);  // at least this many bytes, without regrowing later
   void clear() noexcept;  // wipes and frees
   const char* data() const noexcept { return data_; }
