@@ -197,6 +197,12 @@ void Progress::step(const std::string& extra) {
   draw(done_ == total_);
 }
 
+void Progress::advance(std::size_t items) {
+  if (items == 0) return;
+  done_ += items;
+  draw(done_ == total_);
+}
+
 void Progress::draw(bool force) {
   if (!enabled_ || finished_) return;
   const auto now = std::chrono::steady_clock::now();

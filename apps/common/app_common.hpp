@@ -75,6 +75,9 @@ class Progress {
   ~Progress();
   // Advances by one item; `extra` is appended (e.g. "123.4 Mpx/s").
   void step(const std::string& extra = {});
+  // Advances by `items` at once (wk-hash: a slice of 2^18 lines; a step() per line cost the writer
+  // thread ~1 ns per line of its serial time).
+  void advance(std::size_t items);
   void finish();
   double elapsed_s() const;
 

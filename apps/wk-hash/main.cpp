@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -127,14 +128,20 @@ constexpr std::size_t kLineGrain = 8192;
 
 // Lines per slice: 2^18 by default. WK_HASH_SLICE_LINES overrides it (tests use small slices to
 // run the pipeline through many slices on a few hundred lines).
-std::size_t slice_lines() {
-  if (const char* e = std::getenv("WK_HASH_SLICE_LINES")) {
+// A positive count from the environment variable `name`, or `fallback`.
+std::size_t env_count(const char* name, std::size_t fallback) {
+  if (const char* e = std::getenv(name)) {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(e, &end, 10);
     if (end != e && *end == '\0' && v > 0) return std::size_t(v);
   }
-  return std::size_t(1) << 18;
+  return fallback;
 }
+std::size_t slice_lines() { return env_count("WK_HASH_SLICE_LINES", std::size_t(1) << 18); }
+
+// Slices in the engine at once (run_pipeline): 4 by default; WK_HASH_IN_ENGINE overrides it (1..64),
+// for measuring how deep the pipeline must be to keep the GPU busy.
+std::size_t slices_in_engine() { return std::min<std::size_t>(64, env_count("WK_HASH_IN_ENGINE", 4)); }
 
 // The engine, chosen and started on a helper thread: the GPU probe creates the CUDA context
 // (~0.2 s on the H100 machine) while the input is read and split and the first slices are built.
@@ -179,14 +186,13 @@ class LineRun {
     o.bounds.push_back(line_count);
     if (line_count == 0) o.bounds = {0};
     o.ordered = true;
-    o.window = std::size_t(world_.size) * (kSlicesInFlight + 2) + 2;
+    o.window = std::size_t(world_.size) * (slices_in_engine() + 3) + 2;
     o.deliver = [this](const dist::Chunk& c, int, std::string&& text) {
       sink_.write(text);
-      for (std::size_t i = c.begin; i < c.end; ++i) progress_.step();
+      progress_.advance(c.end - c.begin);
     };
     dealer_ = std::make_unique<dist::ChunkDealer>(std::move(o));
   }
-  static constexpr std::size_t kSlicesInFlight = 5;  // run_pipeline: in the engine + one being built
 
   // The next slice of lines [begin, end); nullopt when there is none left.
   std::optional<dist::Chunk> next() {
@@ -209,7 +215,9 @@ class LineRun {
   // Alone: lines [0, upto) are written (progress). Distributed: rank 0's deliver shows progress.
   void show(std::size_t upto) {
     if (dealer_) return;
-    for (; shown_ < upto; ++shown_) progress_.step();
+    if (upto <= shown_) return;
+    progress_.advance(upto - shown_);
+    shown_ = upto;
   }
   // After the last slice: rank 0 waits for every chunk to be written; then every rank gets the sums
   // of `counts` over the ranks.
@@ -237,7 +245,7 @@ class LineRun {
 //   this thread   fills slice i -- fill(slice) makes the jobs of input lines slice.begin ..
 //                 slice.end - 1 (0-based) on all cores: split the lines, draw salts -- and starts
 //                 compute(slice) on a thread of its own;
-//   the engine    up to kInEngine slices at once, each on its own thread (the engine's host work
+//   the engine    up to in_engine slices at once, each on its own thread (the engine's host work
 //                 for one -- parsing settings, packing the batch, formatting results -- overlaps
 //                 the others' kernels); compute sets slice.done as jobs finish (progress);
 //   a writer      waits for the slices in input order; write(slice) makes its output text on all
@@ -247,8 +255,8 @@ class LineRun {
 // Returns the number of failed lines.
 template <class Slice, class Fill, class Compute, class Write>
 std::size_t run_pipeline(LineRun& run, Fill fill, Compute compute, Write write) {
-  constexpr std::size_t kInEngine = LineRun::kSlicesInFlight - 1;  // slices in the engine at once
-  constexpr std::size_t kRing = kInEngine + 2;  // + one being built, one being written
+  const std::size_t in_engine = slices_in_engine();  // slices in the engine at once
+  const std::size_t ring_size = in_engine + 2;  // + one being built, one being written
   auto start = [&](Slice& sl, const dist::Chunk& chunk) {
     nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(chunk.begin));
     sl.chunk = chunk;
@@ -271,7 +279,7 @@ std::size_t run_pipeline(LineRun& run, Fill fill, Compute compute, Write write) 
     run.show(sl.end);
   };
 
-  Slice ring[kRing];  // slice i in ring[i % kRing]
+  const std::unique_ptr<Slice[]> ring(new Slice[ring_size]);  // slice i in ring[i % ring_size]
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t launched = 0, written = 0;
@@ -286,7 +294,7 @@ std::size_t run_pipeline(LineRun& run, Fill fill, Compute compute, Write write) 
           changed.wait(lock, [&] { return stop || all_launched || launched > w; });
           if (launched <= w) return;
         }
-        finish(ring[w % kRing]);
+        finish(ring[w % ring_size]);
         {
           std::lock_guard lock(mutex);
           written = w + 1;
@@ -321,12 +329,12 @@ std::size_t run_pipeline(LineRun& run, Fill fill, Compute compute, Write write) 
     for (std::size_t i = 0;; ++i) {
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || i < written + kInEngine + 1; });
+        changed.wait(lock, [&] { return stop || i < written + in_engine + 1; });
         if (stop) break;
       }
       const std::optional<dist::Chunk> chunk = run.next();
       if (!chunk) break;
-      start(ring[i % kRing], *chunk);
+      start(ring[i % ring_size], *chunk);
       {
         std::lock_guard lock(mutex);
         launched = i + 1;
@@ -805,7 +813,7 @@ hash::AuditResult audit_distributed(hash::CryptEngine& engine, const std::vector
       best = std::min(best, m.at(1).get<std::size_t>());
     }
     for (const auto& r : j.at("r")) rejected.emplace(r.at(0).get<std::size_t>(), r.at(1).get<std::string>());
-    for (std::size_t i = 0; i < accounts.size() * (chunk.end - chunk.begin); ++i) progress.step();
+    progress.advance(accounts.size() * (chunk.end - chunk.begin));
   };
   dist::ChunkDealer dealer(std::move(o));
   while (const auto chunk = dealer.next()) {
@@ -874,7 +882,8 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
   const hash::AuditResult result =
       dist::world().distributed() ? audit_distributed(engine, accounts, words, progress)
                                   : hash::audit(engine, accounts, words, [&](std::size_t done, std::size_t) {
-                                      for (; shown < done; ++shown) progress.step();
+                                      if (done > shown) progress.advance(done - shown);
+                                      shown = std::max(shown, done);
                                     });
   progress.finish();
   for (const auto& [account, why] : result.rejected) {

@@ -130,7 +130,10 @@ struct JobSource {
 struct PinnedPool::Impl {
   std::mutex mutex;
   std::vector<PinnedBuffer<std::uint8_t>> free;  // at most kKeep, smallest first
-  static constexpr std::size_t kKeep = 8;
+  // Enough for two buffers per batch of every slice wk-hash may keep in the engine
+  // (WK_HASH_IN_ENGINE up to 16): a buffer dropped is a cudaFreeHost, which waits for the whole
+  // device, i.e. for the other slices' kernels.
+  static constexpr std::size_t kKeep = 32;
 };
 
 PinnedPool::PinnedPool() : impl_(std::make_unique<Impl>()) {}
