@@ -124,6 +124,72 @@ struct JobSource {
   }
 };
 
+// The packed order of a batch whose jobs differ only in password length (records of fresh
+// settings: one salt length, one round count), for the grouped rungs: by configuration key
+// (cfg_of_length[pl] + 1: reference first), then by length, stable -- what the counting sort on
+// the full key in pack_sha gives, but on all cores: per-chunk counts of each length, the
+// chunks' starts in each length's group, a parallel scatter. `order` gets the jobs in packed
+// order, `pw_at` (n + 1 entries) their password offsets; returns the groups of equal length.
+struct LengthGroup {
+  std::size_t first = 0, count = 0;  // packed positions
+  std::size_t pl = 0;                // password bytes of every job in it
+  int cfg = -1;                      // the configuration that fits (-1: reference)
+};
+std::vector<LengthGroup> order_by_length(std::span<const std::string_view> passwords, std::span<const int> cfg_of_length,
+                                         std::vector<std::uint32_t>& order, std::vector<std::size_t>& pw_at) {
+  const std::size_t n = passwords.size(), lengths = cfg_of_length.size();
+  const std::size_t chunks = (n + kHostGrain - 1) / kHostGrain;
+  std::vector<std::uint32_t> at(chunks * lengths, 0);  // per chunk and length: count, then next position
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t* c = at.data() + begin / kHostGrain * lengths;
+    for (std::size_t i = begin; i < end; ++i) ++c[passwords[i].size()];
+  });
+  std::vector<std::size_t> used;
+  for (std::size_t pl = 0; pl < lengths; ++pl)
+    for (std::size_t c = 0; c < chunks; ++c)
+      if (at[c * lengths + pl]) {
+        used.push_back(pl);
+        break;
+      }
+  std::stable_sort(used.begin(), used.end(),
+                   [&](std::size_t a, std::size_t b) { return cfg_of_length[a] + 1 < cfg_of_length[b] + 1; });
+  std::vector<LengthGroup> groups;
+  std::size_t next = 0;
+  for (const std::size_t pl : used) {
+    LengthGroup g;
+    g.first = next;
+    g.pl = pl;
+    g.cfg = cfg_of_length[pl];
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::uint32_t k = at[c * lengths + pl];
+      at[c * lengths + pl] = std::uint32_t(next);
+      next += k;
+    }
+    g.count = next - g.first;
+    groups.push_back(g);
+  }
+  order.resize(n);
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t* c = at.data() + begin / kHostGrain * lengths;
+    for (std::size_t i = begin; i < end; ++i) order[c[passwords[i].size()]++] = std::uint32_t(i);
+  });
+  // Offsets: within a group every password has the group's length.
+  std::vector<std::size_t> group_bytes(groups.size() + 1, 0);
+  for (std::size_t g = 0; g < groups.size(); ++g) group_bytes[g + 1] = group_bytes[g] + groups[g].count * groups[g].pl;
+  pw_at.resize(n + 1);
+  pw_at[n] = group_bytes.back();
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::size_t g = std::size_t(std::upper_bound(groups.begin(), groups.end(), begin,
+                                                 [](std::size_t p, const LengthGroup& x) { return p < x.first; }) -
+                                groups.begin()) - 1;
+    for (std::size_t p = begin; p < end; ++p) {
+      while (p >= groups[g].first + groups[g].count) ++g;
+      pw_at[p] = group_bytes[g] + (p - groups[g].first) * groups[g].pl;
+    }
+  });
+  return groups;
+}
+
 }  // namespace
 
 // ---- PinnedPool ---------------------------------------------------------------------------------
@@ -277,48 +343,67 @@ void DeviceBatch::Impl::pack_sha(const JobSource& src) {
   // one pass whatever the batch size --, then a stable sort by rounds inside each group whose
   // round counts differ (rare: they are equal unless the settings ask otherwise).
   const bool grouped = variant == Variant::blocks_global || variant == Variant::blocks_shared;
-  std::vector<std::uint32_t> key(n), job_rounds(n);
-  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::size_t pl = passwords[i].size(), sl = src.salt(i).size();
-      int cfg = -1;
-      if (variant != Variant::reference)
-        for (int c = 0; c < k.config_count; ++c)
-          if (k.fits(k.configs[c], int(pl), int(sl))) {
-            cfg = c;
-            break;
-          }
-      const std::uint32_t c = std::uint32_t(cfg + 1);  // 0..config_count
-      key[i] = grouped ? (c << 14) | std::uint32_t(pl << 5) | std::uint32_t(sl) : c;  // 511 bytes, 16 chars at most
-      job_rounds[i] = src.rounds_of(i);
-    }
-  });
-  auto cfg_of = [&](std::uint32_t i) { return int(grouped ? key[i] >> 14 : key[i]) - 1; };
-  {
-    const std::size_t buckets = std::size_t(k.config_count + 1) << (grouped ? 14 : 0);
-    std::vector<std::uint32_t> start(buckets + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) ++start[key[i] + 1];
-    for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
-    order.resize(n);
-    for (std::size_t i = 0; i < n; ++i) order[start[key[i]]++] = std::uint32_t(i);
-    if (grouped)
-      for (std::size_t p = 0; p < n;) {
-        std::size_t q = p + 1;
-        bool uniform = true;
-        while (q < n && key[order[q]] == key[order[p]]) {
-          uniform &= job_rounds[order[q]] == job_rounds[order[p]];
-          ++q;
+  // Records of fresh settings (one salt length, one round count) in a grouped rung: the key is a
+  // function of the password length alone, and the order is made on all cores (order_by_length)
+  // instead of the serial passes below (~3 ns per job on one core: ~1 ms of every wk-hash slice).
+  const bool by_length = grouped && !src.parsed();
+  std::vector<std::uint32_t> key, job_rounds;
+  std::vector<std::size_t> pw_at;  // password offsets in packed order (n + 1)
+  std::vector<LengthGroup> groups;
+  if (by_length) {
+    std::vector<int> cfg_of_length(std::size_t(hd::kMaxPasswordBytes) + 1, -1);
+    for (std::size_t pl = 0; pl < cfg_of_length.size(); ++pl)
+      for (int c = 0; c < k.config_count; ++c)
+        if (k.fits(k.configs[c], int(pl), int(src.salt_chars))) {
+          cfg_of_length[pl] = c;
+          break;
         }
-        if (!uniform)
-          std::stable_sort(order.begin() + std::ptrdiff_t(p), order.begin() + std::ptrdiff_t(q),
-                           [&](std::uint32_t a, std::uint32_t b) { return job_rounds[a] < job_rounds[b]; });
-        p = q;
+    groups = order_by_length(passwords, cfg_of_length, order, pw_at);
+  } else {
+    key.resize(n);
+    job_rounds.resize(n);
+    parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t pl = passwords[i].size(), sl = src.salt(i).size();
+        int cfg = -1;
+        if (variant != Variant::reference)
+          for (int c = 0; c < k.config_count; ++c)
+            if (k.fits(k.configs[c], int(pl), int(sl))) {
+              cfg = c;
+              break;
+            }
+        const std::uint32_t c = std::uint32_t(cfg + 1);  // 0..config_count
+        key[i] = grouped ? (c << 14) | std::uint32_t(pl << 5) | std::uint32_t(sl) : c;  // 511 bytes, 16 chars at most
+        job_rounds[i] = src.rounds_of(i);
       }
+    });
+    {
+      const std::size_t buckets = std::size_t(k.config_count + 1) << (grouped ? 14 : 0);
+      std::vector<std::uint32_t> start(buckets + 1, 0);
+      for (std::size_t i = 0; i < n; ++i) ++start[key[i] + 1];
+      for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+      order.resize(n);
+      for (std::size_t i = 0; i < n; ++i) order[start[key[i]]++] = std::uint32_t(i);
+      if (grouped)
+        for (std::size_t p = 0; p < n;) {
+          std::size_t q = p + 1;
+          bool uniform = true;
+          while (q < n && key[order[q]] == key[order[p]]) {
+            uniform &= job_rounds[order[q]] == job_rounds[order[p]];
+            ++q;
+          }
+          if (!uniform)
+            std::stable_sort(order.begin() + std::ptrdiff_t(p), order.begin() + std::ptrdiff_t(q),
+                             [&](std::uint32_t a, std::uint32_t b) { return job_rounds[a] < job_rounds[b]; });
+          p = q;
+        }
+    }
+    pw_at.assign(n + 1, 0);
+    for (std::size_t p = 0; p < n; ++p) pw_at[p + 1] = pw_at[p] + passwords[order[p]].size();
   }
+  auto cfg_of = [&](std::uint32_t i) { return int(grouped ? key[i] >> 14 : key[i]) - 1; };
 
   // Packed layout.
-  std::vector<std::size_t> pw_at(n + 1, 0);  // password offsets in packed order
-  for (std::size_t p = 0; p < n; ++p) pw_at[p + 1] = pw_at[p] + passwords[order[p]].size();
   const std::size_t pw_total = pw_at[n];
   Staging lay;
   const std::size_t p_pw = lay.add(pw_total), p_off = lay.add(4 * n), p_pl = lay.add(2 * n), p_salt = lay.add(16 * n),
@@ -341,26 +426,33 @@ void DeviceBatch::Impl::pack_sha(const JobSource& src) {
       const std::string_view s = src.salt(i);
       std::memcpy(salt + 16 * p, s.data(), s.size());
       sl[p] = std::uint8_t(s.size());
-      rounds[p] = job_rounds[i];
+      rounds[p] = by_length ? src.rounds : job_rounds[i];
     }
   });
-  // Ranges of equal configuration, each with its slice of the template buffer.
+  // Ranges of equal configuration, each with its slice of the template buffer (by_length: runs
+  // of groups of one configuration).
   std::size_t tmpl_words = 0;
-  for (std::size_t p = 0; p < n;) {
+  for (std::size_t p = 0, g = 0; p < n;) {
     std::size_t q = p;
-    while (q < n && cfg_of(order[q]) == cfg_of(order[p])) ++q;
+    if (by_length) {
+      const int c = groups[g].cfg;
+      while (g < groups.size() && groups[g].cfg == c) q += groups[g++].count;
+    } else {
+      while (q < n && cfg_of(order[q]) == cfg_of(order[p])) ++q;
+    }
     ShaRange r;
     r.begin = int(p);
     r.count = int(q - p);
     r.last = r.count;  // the whole range; run() launches parts of it
-    const int c = cfg_of(order[p]);
+    const int c = by_length ? groups[g - 1].cfg : cfg_of(order[p]);
     if (c >= 0) {
       r.nblk = k.configs[c].nblk;
       r.nw = k.configs[c].nw;
       r.shared = variant == Variant::blocks_shared && k.configs[c].shared_ok;
     }
-    std::uint32_t max_r = 0;
-    for (std::size_t x = p; x < q; ++x) max_r = std::max(max_r, rounds[x]);
+    std::uint32_t max_r = by_length ? src.rounds : 0;
+    if (!by_length)
+      for (std::size_t x = p; x < q; ++x) max_r = std::max(max_r, rounds[x]);
     ranges.push_back(r);
     range_rounds.push_back(max_r);
     tmpl_words += std::size_t(8) * r.nw * r.count;
@@ -584,7 +676,9 @@ DeviceBatch::DeviceBatch(const HashOptions& options, std::string_view settings, 
 }
 
 DeviceBatch::~DeviceBatch() {
-  if (impl_) impl_->wipe();
+  if (!impl_) return;
+  nvtx::Range r("wipe", nvtx::Color::transfer);
+  impl_->wipe();
 }
 
 std::size_t DeviceBatch::size() const noexcept { return impl_->n; }
@@ -708,6 +802,7 @@ void DeviceBatch::results_into(cudaStream_t stream, char* out, std::size_t strid
   Impl& m = *impl_;
   if (m.n == 0) return;
   const char* text = download_results(m, stream);
+  nvtx::Range r("results", nvtx::Color::compute, std::int64_t(m.n));
   std::atomic<bool> too_long{false};
   parallel_for(m.n, kHostGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t p = begin; p < end; ++p) {

@@ -163,6 +163,7 @@ void Runner::run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs
 #endif
         });
     if (turn.owns_lock()) turn.unlock();
+    nvtx::Range r("gpu wait", nvtx::Color::compute);
     wait_sleeping(stream);  // several batches wait at once: sleeping leaves their cores to the host work
   }
   if (progress && jobs > reported) progress(jobs - reported);
