@@ -125,6 +125,7 @@ int run_filter_benches(const Options& o, const char* op, const std::vector<Filte
     if (bi == 0) fmt::print("(NPP was not found when this build was configured: no NPP peer)\n");
 #endif
     print_table(title, rows, copy_gbps, peer);
+    if (b.roofline_target_pct > 0) print_roofline_share(rows, b.roofline_name + " pass", b.roofline_target_pct);
     if (bi + 1 < benches.size()) fmt::print("\n");
   }
   return 0;

@@ -31,6 +31,7 @@ struct FilterBench {
   // --ladder; its output is not checked.
   std::function<void(ConstImageView d_in, void* d_out, std::size_t out_pitch, cudaStream_t stream)> roofline;
   std::string roofline_name;
+  double roofline_target_pct = 0;  // > 0: print the default rung's share of the roofline against it
 };
 
 // Runs and prints each case; `op` names the bench in messages. Returns the exit code.

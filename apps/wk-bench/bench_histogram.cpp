@@ -94,6 +94,7 @@ int bench_histogram(const Options& o) {
     if (i == 0) fmt::print("(NPP was not found when this build was configured: no NPP peer)\n");
 #endif
     print_table(title(in), rows[i], copy_gbps, peer);
+    print_roofline_share(rows[i], "read-only pass", 95);
     if (i + 1 < inputs.size()) fmt::print("\n");
   }
   return 0;

@@ -49,6 +49,18 @@ double time_gpu_ms(cudaStream_t stream, int repeats, const std::function<void()>
   return median(ms);
 }
 
+void print_roofline_share(const std::vector<Row>& rows, const std::string& roofline, double target_pct) {
+  const Row* def = nullptr;
+  const Row* bound = nullptr;
+  for (const Row& r : rows) {
+    if (r.note == "default") def = &r;
+    if (r.note == "roofline") bound = &r;
+  }
+  if (!def || !bound || def->ms <= 0) return;
+  const double pct = 100 * bound->ms / def->ms;
+  fmt::print("default rung: {:.1f} % of the {} (target >= {:.0f} %: {})\n", pct, roofline, target_pct, pct >= target_pct ? "met" : "not met");
+}
+
 double time_cpu_ms(int repeats, const std::function<void()>& fn) {
   fn();
   std::vector<double> ms;

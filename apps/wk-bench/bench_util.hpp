@@ -49,6 +49,10 @@ struct Row {
 // Prints the table: rung, ms, Mpx/s, Gpx/s, GB/s, % of copy bandwidth, ratio to `peer_name`.
 void print_table(const std::string& title, const std::vector<Row>& rows, double copy_gbps, const std::string& peer_name);
 
+// After a table with a "default" and a "roofline" row: the default rung's speed as a share of the
+// roofline's, against `target_pct` (e.g. "default rung: 91.2 % of the read-only pass (target >= 95 %: not met)").
+void print_roofline_share(const std::vector<Row>& rows, const std::string& roofline, double target_pct);
+
 // "NVIDIA H100 80GB HBM3 (132 SMs), CUDA 13.0, driver 580.x, 2026-11-22"
 std::string describe_device(const GpuStatus& gpu);
 std::string today();

@@ -23,6 +23,7 @@ enum class HistogramVariant {
   warp_vectorized,    // per-warp sub-histograms, 128-bit loads, 4 vectors in flight per thread
   lane_privatized,    // one sub-histogram per lane slot, laid out so a warp never conflicts on a bank
   run_aggregated,     // lane_privatized + a uniform 16-byte vector counted with one atomic
+  pipelined,          // run_aggregated + the next chunk's loads issued before counting the current one
 };
 
 struct HistogramVariantInfo {
@@ -37,22 +38,30 @@ HistogramVariant histogram_default_variant();
 // Accepts the names in histogram_variants(); throws wk::Error{usage} otherwise.
 HistogramVariant parse_histogram_variant(std::string_view name);
 
-// Device scratch through which the kernel's blocks merge their counts. It is zeroed when created
-// and every call leaves it zeroed again (the last block to finish adds the copies up, writes the
-// totals out and clears them), so a call is a single kernel launch with no memset. It holds
-// kCopies copies of the totals and block b adds into copy b % kCopies: a block's global atomics
-// then share their addresses with an eighth of the blocks, not all of them (docs/apod/
-// histogram.md). One workspace per stream that has a histogram in flight.
+// Device scratch through which the kernel's blocks merge their counts, so that a call is a single
+// kernel launch with no memset. It is zeroed when created and every call leaves it ready for the
+// next. Gray images on the vector rungs (about one block per SM) merge straight into the output:
+// the first block to arrive zeroes it and raises a flag (the call's number) that the others wait
+// for before adding. Other calls (many blocks) merge into kCopies copies of the totals, block b
+// into copy b % kCopies, so that a block's global atomics share their addresses with an eighth of
+// the blocks, and the last block to finish adds the copies up into the output and clears them
+// (docs/apod/histogram.md). One workspace per stream that has a histogram in flight.
 class HistogramWorkspace {
  public:
   static constexpr int kCopies = 8;
   HistogramWorkspace();
   std::uint32_t* accumulator() const { return accum_.get(); }
-  unsigned* blocks_done() const { return done_.get(); }
+  unsigned* blocks_done() const { return sync_.get(); }
+  // Direct merge: the blocks' arrival ticket, and the number of the last call whose output is zeroed.
+  unsigned* arrival() const { return sync_.get() + 1; }
+  unsigned* zeroed_call() const { return sync_.get() + 2; }
+  // A new number for each call (never 0, the value the flag starts at).
+  unsigned next_call() { return ++calls_ ? calls_ : ++calls_; }
 
  private:
   DeviceBuffer<std::uint32_t> accum_;  // kCopies * 4 * 256 counts
-  DeviceBuffer<unsigned> done_;        // finished-block counter
+  DeviceBuffer<unsigned> sync_;        // finished-block counter, arrival ticket, zeroed-call flag
+  unsigned calls_ = 0;
 };
 
 // GPU: counts the 8-bit image d_src (1, 3 or 4 channels, device memory) into d_hist, device
