@@ -209,9 +209,9 @@ std::vector<LengthGroup> order_by_length(std::span<const std::string_view> passw
 struct PinnedPool::Impl {
   std::mutex mutex;
   std::vector<PinnedBuffer<std::uint8_t>> free;  // at most kKeep, smallest first
-  // Enough for two buffers per batch of every slice wk-hash may keep in the engine
-  // (WK_HASH_IN_ENGINE up to 16): a buffer dropped is a cudaFreeHost, which waits for the whole
-  // device, i.e. for the other slices' kernels.
+  // Enough for two buffers per batch of up to 16 slices in wk-hash's engine (4 by default;
+  // WK_HASH_IN_ENGINE accepts up to 64, and beyond 16 buffers are dropped): a buffer dropped is a
+  // cudaFreeHost, which waits for the whole device, i.e. for the other slices' kernels.
   static constexpr std::size_t kKeep = 32;
 };
 
