@@ -3,11 +3,13 @@
 #include <crypt.h>
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "wk/core/error.hpp"
+#include "wk/core/parallel.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/hd/bcrypt.hpp"
 #include "wk/hash/hd/crypt_base64.hpp"
@@ -17,6 +19,19 @@ namespace wk::hash {
 
 void wipe(void* data, std::size_t bytes) noexcept {
   if (data && bytes) OPENSSL_cleanse(data, bytes);
+}
+
+void wipe_on_all_cores(void* data, std::size_t bytes) noexcept {
+  constexpr std::size_t kPiece = std::size_t(1) << 20;
+  auto* p = static_cast<unsigned char*>(data);
+  if (!p || bytes == 0) return;
+  try {
+    parallel_for((bytes + kPiece - 1) / kPiece, 1, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t q = begin; q < end; ++q) OPENSSL_cleanse(p + q * kPiece, std::min(kPiece, bytes - q * kPiece));
+    });
+  } catch (...) {
+    OPENSSL_cleanse(p, bytes);
+  }
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept {

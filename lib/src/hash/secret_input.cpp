@@ -17,6 +17,7 @@
 
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
+#include "wk/hash/crypt.hpp"
 
 namespace wk::hash {
 
@@ -37,7 +38,7 @@ SecretBuffer& SecretBuffer::operator=(SecretBuffer&& o) noexcept {
 
 void SecretBuffer::clear() noexcept {
   if (data_) {
-    OPENSSL_cleanse(data_, capacity_);
+    wipe_on_all_cores(data_, capacity_);  // wk-hash's whole input: hundreds of MB at the end of a run
     std::free(data_);
   }
   data_ = nullptr;

@@ -61,6 +61,10 @@ class CryptEngine {
 
   Backend backend() const noexcept;
   unsigned cpu_threads() const noexcept;
+  // Waits until the device has done what finished batches left queued (the wipes of their device
+  // buffers, which they do not wait for). A process that ends without destroying the engine
+  // (wk-hash's _exit) calls it first.
+  void finish() noexcept;
 
   // out.size() == jobs.size(); out[i] is the outcome of jobs[i]. Several threads may call it at
   // once on one engine (each GPU call uses its own stream): one call's host work then overlaps
@@ -92,5 +96,8 @@ bool constant_time_equal(std::string_view a, std::string_view b) noexcept;
 // Overwrites the bytes (OPENSSL_cleanse): for password buffers.
 void wipe(void* data, std::size_t bytes) noexcept;
 inline void wipe(std::string& s) noexcept { wipe(s.data(), s.size()); }
+// The same in 1 MiB pieces on all cores (parallel_for), for buffers of many MB: a batch's pinned
+// staging, wk-hash's whole input. On the calling thread alone if the pool cannot take it.
+void wipe_on_all_cores(void* data, std::size_t bytes) noexcept;
 
 }  // namespace wk::hash

@@ -1,7 +1,6 @@
 // DeviceBatch: packs jobs of one method (grouped by kernel configuration and length), uploads
 // them from pinned staging, runs the set-up / round / final launches, reads the hashes back and
 // wipes every buffer that held password-derived bytes.
-#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,7 @@
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/hash/crypt.hpp"
 #include "wk/hash/crypt_gpu.hpp"
 #include "wk/hash/hd/bcrypt.hpp"
 #include "wk/hash/hd/crypt_base64.hpp"
@@ -90,19 +90,6 @@ void upload(DeviceBuffer<T>& dst, const PinnedBuffer<std::uint8_t>& staging, con
   const auto [off, bytes] = layout.parts[part];
   dst = DeviceBuffer<T>(std::max<std::size_t>(1, bytes / sizeof(T)), stream);
   if (bytes) WK_CUDA_CHECK(cudaMemcpyAsync(dst.get(), staging.get() + off, bytes, cudaMemcpyHostToDevice, stream));
-}
-
-// OPENSSL_cleanse in 1 MiB pieces on all cores (a wk-hash md5crypt slice's staging is ~11 MB,
-// ~0.4 ms on one core at the end of every batch); on one core if the pool cannot take it.
-void cleanse_on_all_cores(std::uint8_t* p, std::size_t bytes) noexcept {
-  constexpr std::size_t kPiece = std::size_t(1) << 20;
-  try {
-    parallel_for((bytes + kPiece - 1) / kPiece, 1, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t q = begin; q < end; ++q) OPENSSL_cleanse(p + q * kPiece, std::min(kPiece, bytes - q * kPiece));
-    });
-  } catch (...) {
-    OPENSSL_cleanse(p, bytes);
-  }
 }
 
 template <class T>
@@ -306,6 +293,9 @@ struct DeviceBatch::Impl {
   int hash_chars = 0;
   int out_stride = kOutStride;  // d_out's and h_out's bytes per job: out_stride_for(hash_chars)
   PinnedBuffer<std::uint8_t> staging;
+  // Set once the batch's stream has been waited for after its uploads (download_results): the
+  // staging is no longer read by a copy, and the wipe need not wait for the device.
+  bool staging_idle = false;
   PinnedBuffer<std::uint8_t> h_out;
   DeviceBuffer<char> d_out;
 
@@ -568,8 +558,13 @@ void DeviceBatch::Impl::join_parts() noexcept {
 }
 
 void DeviceBatch::Impl::wipe() noexcept {
-  // Device buffers first (asynchronous on the batch's stream, after any launch still queued on
-  // the part streams), then wait, then the host staging.
+  // Device buffers first: memsets on the batch's stream, after any launch still queued on the part
+  // streams, and before the buffers' stream-ordered frees (the members' destructors), so no later
+  // allocation sees their bytes. Nothing on the host waits for them. The host staging is wiped
+  // once no copy reads it: right away after results were downloaded (the stream was waited for
+  // then), else after waiting for the stream (an exception, or a batch whose results were not
+  // read). Waiting every time cost a slice up to a kernel's length (~4 ms of md5crypt): the
+  // memsets queue behind the other slices' kernels.
   join_parts();
   wipe_device(d_pw, stream);
   wipe_device(d_pseq, stream);
@@ -578,12 +573,14 @@ void DeviceBatch::Impl::wipe() noexcept {
   wipe_device(d_state, stream);
   wipe_device(d_bpw, stream);
   wipe_device(d_bstate, stream);
-  try {
-    wait_sleeping(stream);
-  } catch (...) {
-    cudaStreamSynchronize(stream);
+  if (!staging_idle) {
+    try {
+      wait_sleeping(stream);
+    } catch (...) {
+      cudaStreamSynchronize(stream);
+    }
   }
-  if (staging.get()) cleanse_on_all_cores(staging.get(), staging.bytes());
+  if (staging.get()) wipe_on_all_cores(staging.get(), staging.bytes());  // ~11 MB per md5crypt slice
   if (pool) {
     pool->give(std::move(staging));
     pool->give(std::move(h_out));
@@ -792,6 +789,8 @@ static const char* download_results(DeviceBatch::Impl& m, cudaStream_t stream) {
   if (!m.h_out.get()) m.h_out = m.pinned(std::size_t(m.out_stride) * m.n);
   WK_CUDA_CHECK(cudaMemcpyAsync(m.h_out.get(), m.d_out.get(), m.d_out.bytes(), cudaMemcpyDeviceToHost, stream));
   wait_sleeping(stream);
+  // The uploads were queued on the batch's stream before its kernels: done if this is that stream.
+  if (stream == m.stream) m.staging_idle = true;
   return reinterpret_cast<const char*>(m.h_out.get());
 }
 
