@@ -88,6 +88,15 @@ CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads, std::optional<Me
 CryptEngine::~CryptEngine() = default;
 
 Backend CryptEngine::backend() const noexcept { return impl_->backend; }
+
+void CryptEngine::finish() noexcept {
+  if (!impl_->gpu.valid()) return;
+  try {
+    impl_->gpu.get()->finish();
+  } catch (...) {
+    // no runner (its start failed): nothing was queued
+  }
+}
 unsigned CryptEngine::cpu_threads() const noexcept { return impl_->threads; }
 
 void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress) {

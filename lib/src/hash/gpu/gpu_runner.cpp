@@ -142,6 +142,8 @@ Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>
 
 Runner::~Runner() = default;
 
+void Runner::finish() noexcept { cudaDeviceSynchronize(); }
+
 void Runner::run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs,
                        const std::function<void(std::size_t)>& progress) {
   std::size_t reported = 0;
@@ -149,7 +151,11 @@ void Runner::run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs
     // Batches take turns: the next one queues its launches once all of this one's are queued
     // (not when they have finished), so they fill the SMs this batch's last launches leave
     // idle; this batch, queued first and nearly done, normally still finishes first.
-    std::unique_lock turn(impl_->gpu_turn);
+    std::unique_lock turn(impl_->gpu_turn, std::defer_lock);
+    {
+      nvtx::Range t("gpu turn", nvtx::Color::compute);
+      turn.lock();
+    }
     batch.run(
         stream,
         [&](double fraction) {

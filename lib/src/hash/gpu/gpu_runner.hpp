@@ -39,6 +39,8 @@ class Runner {
   // checked: job i's crypt string to out + i * stride (CryptEngine::crypt_fresh).
   void run_fresh(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
                  char* out, std::size_t stride, const std::function<void(std::size_t)>& progress);
+  // Waits for the device (the wipes finished batches queued: CryptEngine::finish).
+  void finish() noexcept;
 
  private:
   struct Impl;
