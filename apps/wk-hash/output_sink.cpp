@@ -55,16 +55,25 @@ void OutputSink::put(const char* data, std::size_t bytes) {
   if (std::fwrite(data, 1, bytes, file_) != bytes)
     io_error(is_stdout_ ? std::filesystem::path("standard output") : target_, "write failed");
   written_ += bytes;
+  // Start the disk writeback of every 8 MiB written so far without waiting for it: the fsync in
+  // commit() then has only the tail left to wait for (~6 ms at 1.4 GB/s), not the whole file.
+  constexpr std::uint64_t kWriteback = std::uint64_t(8) << 20;
+  if (written_ - synced_ >= kWriteback) start_writeback_unbuffered();
+}
+
+void OutputSink::start_writeback_unbuffered() {
+  if (is_stdout_ || written_ == synced_) return;
+  if (std::fflush(file_) != 0) io_error(target_, "write failed");
 #ifdef __linux__
-  // Start the disk writeback of every 32 MiB written so far without waiting for it: the fsync in
-  // commit() then has only the tail left to wait for, instead of the whole file.
-  constexpr std::uint64_t kWriteback = std::uint64_t(32) << 20;
-  if (!is_stdout_ && written_ - synced_ >= kWriteback) {
-    if (std::fflush(file_) != 0) io_error(target_, "write failed");
-    ::sync_file_range(::fileno(file_), off64_t(synced_), off64_t(written_ - synced_), SYNC_FILE_RANGE_WRITE);
-    synced_ = written_;
-  }
+  ::sync_file_range(::fileno(file_), off64_t(synced_), off64_t(written_ - synced_), SYNC_FILE_RANGE_WRITE);
 #endif
+  synced_ = written_;
+}
+
+void OutputSink::start_writeback() {
+  if (is_stdout_) return;
+  flush_buffer();
+  start_writeback_unbuffered();
 }
 
 void OutputSink::flush_buffer() {

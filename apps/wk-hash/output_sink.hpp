@@ -24,6 +24,9 @@ class OutputSink {
     write(text);
     write("\n");
   }
+  // For a file: writes out what is buffered and starts the disk writeback of everything not yet
+  // started, without waiting, so that work done before commit() overlaps it. Throws wk::Error{io}.
+  void start_writeback();
   // Flushes; for a file, syncs and renames it into place. Throws wk::Error{io}.
   void commit();
 
@@ -37,6 +40,7 @@ class OutputSink {
   io::TemporaryRegistration registered_;  // so an interrupt handler can remove temp_
   void flush_buffer();
   void put(const char* data, std::size_t bytes);  // to the file, counting bytes for the writeback
+  void start_writeback_unbuffered();  // fflush, then sync_file_range(WRITE) of [synced_, written_)
 };
 
 }  // namespace wk::app
