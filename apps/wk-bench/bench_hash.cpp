@@ -307,10 +307,12 @@ void bench_file_to_file(cudaStream_t stream, int repeats) {
              "(512 MiB written + fsync).\n"
              "kernel: the default rung on the file's jobs (wk-hash's salts). disk: that write rate in hashes/s of the "
              "format's output lines. marginal: N/2 more lines per extra second (steady state).\n"
+             "wk-bench's own CUDA context stays open meanwhile, so the driver is up for each run (as with persistence "
+             "mode); a lone run on a machine without it also pays the driver's start.\n"
              "targets (issue 22): md5crypt /dev/null >= 60 % of kernel, file >= 80 % of min(kernel, disk); "
              "other formats >= 95 % of kernel (file: of min(kernel, disk)).\n",
              runs, dir.string(), filesystem_name(dir), disk_bps / 1e9);
-  fmt::print("{:<12} {:>9} {:>6} {:>10} {:>10} | {:>10} {:>7} {:>10} | {:>10} {:>7} {:>8} {:>10} | {:>4}\n", "format", "lines N",
+  fmt::print("{:<12} {:>9} {:>6} {:>10} {:>10} | {:>10} {:>7} {:>10} | {:>10} {:>7} {:>8} {:>10} | {}\n", "format", "lines N",
              "B/line", "kernel", "disk", "/dev/null", "%kern", "marginal", "file", "%kern", "%min", "marginal", "met");
   fmt::print("{:<12} {:>9} {:>6} {:>10} {:>10} | {:>10} {:>7} {:>10} | {:>10} {:>7} {:>8} {:>10} |\n", "", "", "", "kH/s", "kH/s",
              "kH/s", "", "kH/s", "kH/s", "", "", "kH/s");
@@ -357,10 +359,11 @@ void bench_file_to_file(cudaStream_t stream, int repeats) {
     const double null_pct = 100 * khs(0) / kernel_khs, file_pct = 100 * khs(1) / kernel_khs;
     const double file_min_pct = 100 * khs(1) / std::min(kernel_khs, disk_khs);
     const bool md5 = f.method == Method::md5crypt;
-    const bool met = ok && (md5 ? null_pct >= 60 && file_min_pct >= 80 : null_pct >= 95 && file_min_pct >= 95);
-    fmt::print("{:<12} {:>9} {:>6} {:>10.1f} {:>10.1f} | {:>10.1f} {:>6.0f}% {:>10.1f} | {:>10.1f} {:>6.0f}% {:>7.0f}% {:>10.1f} | {:>4}\n",
+    const bool null_met = null_pct >= (md5 ? 60 : 95), file_met = file_min_pct >= (md5 ? 80 : 95);
+    const char* met = !ok ? "FAIL" : null_met && file_met ? "yes" : null_met ? "null only" : file_met ? "file only" : "no";
+    fmt::print("{:<12} {:>9} {:>6} {:>10.1f} {:>10.1f} | {:>10.1f} {:>6.0f}% {:>10.1f} | {:>10.1f} {:>6.0f}% {:>7.0f}% {:>10.1f} | {}\n",
                fname, f.file_jobs, line_bytes, kernel_khs, disk_khs, khs(0), null_pct, marginal(0), khs(1), file_pct,
-               file_min_pct, marginal(1), !ok ? "FAIL" : met ? "yes" : "no");
+               file_min_pct, marginal(1), met);
     std::fflush(stdout);
   }
 }
