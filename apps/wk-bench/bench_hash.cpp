@@ -307,8 +307,8 @@ void bench_file_to_file(cudaStream_t stream, int repeats) {
              "(512 MiB written + fsync).\n"
              "kernel: the default rung on the file's jobs (wk-hash's salts). disk: that write rate in hashes/s of the "
              "format's output lines. marginal: N/2 more lines per extra second (steady state).\n"
-             "wk-bench's own CUDA context stays open meanwhile, so the driver is up for each run (as with persistence "
-             "mode); a lone run on a machine without it also pays the driver's start.\n"
+             "wk-bench's own CUDA context stays open meanwhile (the driver stays up, as with persistence mode): lone runs "
+             "on a machine without persistence mode may take longer.\n"
              "targets (issue 22): md5crypt /dev/null >= 60 % of kernel, file >= 80 % of min(kernel, disk); "
              "other formats >= 95 % of kernel (file: of min(kernel, disk)).\n",
              runs, dir.string(), filesystem_name(dir), disk_bps / 1e9);
