@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wk/hash/crypt.hpp"
 #include "wk/hash/secret_input.hpp"
 
 namespace {
@@ -101,4 +102,23 @@ TEST_CASE("read_secret_input returns the file's bytes", "[hash][input]") {
   CHECK(in.view() == bytes);
   std::filesystem::remove(path);
   CHECK_THROWS(wk::hash::read_secret_input(path));
+}
+
+TEST_CASE("wipe_on_all_cores zeroes every byte it is given and nothing else", "[hash][input]") {
+  // Sizes around the 1 MiB pieces it splits into, and an odd tail; guard bytes on both sides.
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4095), std::size_t(1) << 20, (std::size_t(1) << 20) + 1,
+                              (std::size_t(7) << 20) + 12345}) {
+    std::vector<unsigned char> buf(n + 64, 0xA5);
+    wk::hash::wipe_on_all_cores(buf.data() + 32, n);
+    std::size_t nonzero_inside = 0, changed_outside = 0;
+    for (std::size_t i = 0; i < buf.size(); ++i) {
+      const bool inside = i >= 32 && i < 32 + n;
+      if (inside && buf[i] != 0) ++nonzero_inside;
+      if (!inside && buf[i] != 0xA5) ++changed_outside;
+    }
+    INFO("bytes: " << n);
+    CHECK(nonzero_inside == 0);
+    CHECK(changed_outside == 0);
+  }
+  wk::hash::wipe_on_all_cores(nullptr, 100);  // no-op
 }
