@@ -97,6 +97,7 @@ void CryptEngine::finish() noexcept {
     // no runner (its start failed): nothing was queued
   }
 }
+
 unsigned CryptEngine::cpu_threads() const noexcept { return impl_->threads; }
 
 void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> out, const ProgressFn& progress) {
