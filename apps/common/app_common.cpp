@@ -192,9 +192,8 @@ double Progress::elapsed_s() const {
 }
 
 void Progress::step(const std::string& extra) {
-  ++done_;
   extra_ = extra;
-  draw(done_ == total_);
+  advance(1);
 }
 
 void Progress::advance(std::size_t items) {

@@ -52,7 +52,7 @@ void SecretBuffer::reserve(std::size_t capacity) {
   if (!fresh) throw std::bad_alloc();
   if (data_) {
     std::memcpy(fresh, data_, size_);
-    OPENSSL_cleanse(data_, capacity_);
+    wipe_on_all_cores(data_, capacity_);  // as clear() does: standard input grows by doubling
     std::free(data_);
   }
   data_ = fresh;
