@@ -8,7 +8,8 @@
 #   steady   img/s of the files after the first tenth (start-up left out)
 #   first    when the first output was finished, from the job's start
 #   gpu      when the GPU took over (--device auto), files on the GPU / on the CPU, and the
-#            decoding thread's time: busy, starved (waiting for files), waiting for buffers
+#            decoding thread's time: busy (split into nvJPEG's header inspection, the host time inside
+#            nvjpegDecodeBatched and the wait for its stream), starved (waiting for files), waiting for buffers
 # and the bounds measured in the same run: the nvJPEG decode ceiling (one thread, best of
 # batches 64 and 128), OpenCV's decode-only and encode-only rates on the same threads.
 #   bash tools/bench-image-folder.sh BUILD_DIR [COUNT] [SIZE] [OPS]
@@ -90,7 +91,8 @@ g = r.get("gpu")
 gpu = ""
 if g:
     gpu = (f" | gpu ready {g['ready_s']:.2f} s, files gpu {g['files_gpu']} cpu {g['files_cpu']}, decoder busy "
-           f"{g['decode_busy_s']:.2f} s starved {g['decode_starved_s']:.2f} s waiting-for-buffers {g['decode_waiting_room_s']:.2f} s "
+           f"{g['decode_busy_s']:.2f} s (inspect {g.get('decode_inspect_s', 0):.2f}, in nvjpegDecodeBatched {g.get('decode_call_s', 0):.2f}, "
+           f"stream wait {g.get('decode_sync_s', 0):.2f}) starved {g['decode_starved_s']:.2f} s waiting-for-buffers {g['decode_waiting_room_s']:.2f} s "
            f"in {g['decode_batches']} batches" + (f" ({g['not_used']})" if g.get("not_used") else ""))
 gm = f", GPU mem +{w['gpu_mb']} MiB" if w.get("gpu_mb") is not None else ""
 # First field: wall img/s (parsed by the caller).

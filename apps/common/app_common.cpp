@@ -1,6 +1,7 @@
 #include "app_common.hpp"
 
 #include <signal.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 #include <iostream>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -92,6 +94,15 @@ BackendSelection choose_backend(const char* prog, const std::string& device, boo
 bool clean_exit_wanted() {
   const char* clean = std::getenv("WK_CLEAN_EXIT");
   return clean && std::string_view(clean) == "1";
+}
+
+void keep_freed_image_buffers() {
+  if (std::getenv("GLIBC_TUNABLES")) return;
+  // 32 MiB is the largest mmap threshold glibc accepts on 64-bit (half its heap size); a 4K BGR
+  // image is 24.9 MB. Measured on the 2-core CI machine, 16 4K JPEGs gray,gauss:5,hist on 2
+  // threads: 0.70 s -> 0.52 s, a third of the time was the kernel faulting in fresh pages.
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
 void exit_now(int code) {

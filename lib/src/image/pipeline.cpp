@@ -393,12 +393,15 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
   RunState st;
   st.side_outputs = side_outputs;
   if (p.backend == Backend::cpu) {
-    cv::Mat img = image.clone();
+    // Every CPU operation writes a new image (or passes its input through), so the input is
+    // never written: it is copied only when no operation replaced it (a 4K BGR copy was ~3 % of
+    // a gray,gauss:5,hist file's CPU time, with its page faults).
+    cv::Mat img = image;
     for (auto& op : p.ops) {
       nvtx::Range r(op.name.c_str(), nvtx::Color::compute, index);
       op.cpu(img, st);
     }
-    return img;
+    return img.data == image.data ? img.clone() : img;
   }
   cudaStream_t s = stream();
   GpuFrame& f = p.frame;

@@ -1,5 +1,6 @@
 #include "io/nvjpeg_decoder.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -7,6 +8,7 @@
 
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
+#include "wk/core/nvtx.hpp"
 
 #if WK_HAVE_NVJPEG
 #include "io/nvjpeg_internal.hpp"
@@ -22,6 +24,7 @@ using nvjpeg_status::check;
 using nvjpeg_status::describe;
 
 NvjpegLibrary::NvjpegLibrary(bool allow_hardware) : impl_(std::make_unique<Impl>()) {
+  nvtx::Range range("nvjpeg handle", nvtx::Color::codec);
   struct Attempt {
     nvjpegBackend_t backend;
     unsigned flags;
@@ -85,6 +88,7 @@ struct NvjpegDecoder::Impl {
 NvjpegDecoder::NvjpegDecoder(std::shared_ptr<NvjpegLibrary> library) : impl_(std::make_unique<Impl>()) {
   impl_->library = std::move(library);
   impl_->handle = impl_->library->impl().handle;
+  nvtx::Range range("nvjpeg parser", nvtx::Color::codec);
   check(nvjpegJpegStreamCreate(impl_->handle, &impl_->parsed), "nvjpegJpegStreamCreate", ErrorCategory::unsupported);
 }
 
@@ -120,7 +124,7 @@ std::string NvjpegDecoder::inspect(std::span<const std::uint8_t> jpeg, NvjpegIma
 }
 
 void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> jpegs, std::span<const NvjpegImageInfo> infos,
-                                 std::span<DeviceImage* const> outputs, cudaStream_t stream) {
+                                 std::span<DeviceImage* const> outputs, cudaStream_t stream, Times* times) {
   const std::size_t n = jpegs.size();
   if (n == 0) return;
   if (infos.size() != n || outputs.size() != n) throw Error(ErrorCategory::internal, "decode_batch: sizes differ");
@@ -146,7 +150,12 @@ void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> 
     destinations[k].pitch[0] = outputs[k]->pitch_bytes();
   }
   Impl::BatchState& b = channels == 1 ? d.gray : d.bgr;
-  if (!b.state) check(nvjpegJpegStateCreate(d.handle, &b.state), "nvjpegJpegStateCreate", ErrorCategory::decode);
+  if (!b.state) {
+    // Hardware backend on the H100: ~0.11 s alone, ~0.35 s while another nvJPEG handle or the
+    // workers' encoders are being made (docs/benchmarks.md).
+    nvtx::Range range("nvjpeg state", nvtx::Color::codec);
+    check(nvjpegJpegStateCreate(d.handle, &b.state), "nvjpegJpegStateCreate", ErrorCategory::decode);
+  }
   if (b.batch_size != int(n)) {
     b.batch_size = 0;
     // max_cpu_threads 1: one thread (the caller's) calls into this state.
@@ -154,7 +163,10 @@ void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> 
           ErrorCategory::decode);
     b.batch_size = int(n);
   }
+  using Clock = std::chrono::steady_clock;
+  const auto t_call = Clock::now();
   const nvjpegStatus_t s = nvjpegDecodeBatched(d.handle, b.state, data.data(), lengths.data(), destinations.data(), stream);
+  const auto t_sync = Clock::now();
   if (s != NVJPEG_STATUS_SUCCESS) {
     b.batch_size = 0;  // "also use [Initialize] to reset failed batches"
     check(s, "nvjpegDecodeBatched", ErrorCategory::decode);
@@ -162,6 +174,10 @@ void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> 
   // The folder job times the decode per batch and must know it succeeded before it runs any
   // operation on these images; and the host buffers in `jpegs` may be freed after this call.
   WK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (times) {
+    times->call_s += std::chrono::duration<double>(t_sync - t_call).count();
+    times->sync_s += std::chrono::duration<double>(Clock::now() - t_sync).count();
+  }
 }
 
 #else  // no nvJPEG in this build
@@ -190,7 +206,7 @@ NvjpegDecoder::~NvjpegDecoder() = default;
 const NvjpegLibrary& NvjpegDecoder::library() const { return *impl_->library; }
 std::string NvjpegDecoder::inspect(std::span<const std::uint8_t>, NvjpegImageInfo&) { return "no nvJPEG in this build"; }
 void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>>, std::span<const NvjpegImageInfo>,
-                                 std::span<DeviceImage* const>, cudaStream_t) {
+                                 std::span<DeviceImage* const>, cudaStream_t, Times*) {
   throw Error(ErrorCategory::unsupported, "this build of warpkit has no nvJPEG");
 }
 

@@ -69,9 +69,14 @@ class NvjpegDecoder {
   // call on `stream` into `outputs` (each reset to its image's size; reallocated only when it
   // grows), then waits for `stream`. Throws Error{decode} naming the nvJPEG call and status when
   // the batch fails (no output is valid then), Error{cuda} for CUDA failures and nvJPEG
-  // allocation failures (out of device memory).
+  // allocation failures (out of device memory). `times`, when given, gets the seconds spent
+  // inside nvjpegDecodeBatched (host work: nvJPEG parses and stages the bitstreams there) and
+  // waiting for `stream` after it.
+  struct Times {
+    double call_s = 0, sync_s = 0;
+  };
   void decode_batch(std::span<const std::span<const std::uint8_t>> jpegs, std::span<const NvjpegImageInfo> infos,
-                    std::span<DeviceImage* const> outputs, cudaStream_t stream);
+                    std::span<DeviceImage* const> outputs, cudaStream_t stream, Times* times = nullptr);
 
   struct Impl;
 

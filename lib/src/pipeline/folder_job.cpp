@@ -335,7 +335,14 @@ void run_on_small_image(image::Pipeline& pipeline, io::NvjpegEncoder* encoder) {
 
 // The nvJPEG library handle the encoders of `device` share, or null (said through `notice`)
 // when it does not start: that GPU's JPEGs are then encoded with OpenCV.
-std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, const std::function<void(const std::string&)>& notice) {
+std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, const std::function<void(const std::string&)>& notice,
+                                                       JpegDecodeService* service) {
+  // The decode service's handle where there is one (a hardware-backend handle encodes as well):
+  // one handle per GPU. Two made at once took ~0.28 s and ~0.56 s, and the decoder's state then
+  // ~0.37 s instead of ~0.11 s: --device auto was ready at 0.68-0.74 s instead of 0.90-1.22 s
+  // (H100, 300 4K JPEGs, docs/benchmarks.md).
+  if (service)
+    if (auto library = service->library().get()) return library;
   try {
     WK_CUDA_CHECK(cudaSetDevice(device));
     return std::make_shared<io::NvjpegLibrary>(false);
@@ -508,7 +515,14 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
   for (int d : std::set<int>(gpus.begin(), gpus.end())) {
     nvtx::Range r("warm-up", nvtx::Color::app, d);
     std::shared_ptr<io::NvjpegLibrary> library;
-    if (plan.nvjpeg_encode) library = make_encode_library(d, [&st](const std::string& m) { st->tell(m); });
+    if (plan.nvjpeg_encode) {
+      JpegDecodeService* service = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(st->m);
+        if (st->services.count(d)) service = st->services.at(d).get();
+      }
+      library = make_encode_library(d, [&st](const std::string& m) { st->tell(m); }, service);
+    }
     try {
       WK_CUDA_CHECK(cudaSetDevice(d));
       image::Pipeline pipeline(plan.pipeline_text, Backend::gpu, plan.pipeline_options);
@@ -747,8 +761,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
         services[device] = std::make_unique<JpegDecodeService>(std::move(o));
       }
       if (nvjpeg_encode)
-        encode_libraries[device] = std::async(std::launch::async, [&rep, device = device] {
-          return make_encode_library(device, [&rep](const std::string& m) { rep.notice(m); });
+        encode_libraries[device] = std::async(std::launch::async, [&rep, device = device,
+                                                                   service = nvjpeg_decode ? services[device].get() : nullptr] {
+          return make_encode_library(device, [&rep](const std::string& m) { rep.notice(m); }, service);
         }).share();
     }
   }
@@ -871,6 +886,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     gs.decode_busy_s += st.busy_s;
     gs.decode_starved_s += st.starved_s;
     gs.decode_waiting_room_s += st.waiting_room_s;
+    gs.decode_inspect_s += st.inspect_s;
+    gs.decode_call_s += st.call_s;
+    gs.decode_sync_s += st.sync_s;
     return st.started_s;
   };
   for (auto& [device, service] : services) {

@@ -1,6 +1,7 @@
 #include "pipeline/jpeg_decode_service.hpp"
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <chrono>
@@ -100,9 +101,12 @@ void JpegDecodeService::producer_done() {
 }
 
 void JpegDecodeService::run() {
+  // Named for perf and debuggers: "wk-nvjpeg-D" for GPU D.
+  ::pthread_setname_np(::pthread_self(), ("wk-nvjpeg-" + std::to_string(device_ % 100)).c_str());
   const auto t_start = Clock::now();
   std::optional<Stream> stream;
   std::optional<io::NvjpegDecoder> decoder;
+  bool library_told = false;
   try {
     nvtx::Range range("nvjpeg start", nvtx::Color::codec);
     WK_CUDA_CHECK(cudaSetDevice(device_));
@@ -111,13 +115,17 @@ void JpegDecodeService::run() {
     // Its colour conversion kernels go before the workers' encode kernels: every file waits on
     // this thread, none on any one encode.
     stream.emplace(Stream::high_priority());
-    decoder.emplace(std::make_shared<io::NvjpegLibrary>());
+    auto library = std::make_shared<io::NvjpegLibrary>();
+    library_made_.set_value(library);
+    library_told = true;
+    decoder.emplace(std::move(library));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       device_budget_ = free_bytes / 4;
     }
     warm_up(*decoder, *stream);
   } catch (const std::exception& e) {
+    if (!library_told) library_made_.set_value(nullptr);
     if (notice_) notice_("GPU " + std::to_string(device_) + ": nvJPEG decoding could not start (" + e.what() +
                          "); JPEGs are decoded with OpenCV");
     std::lock_guard<std::mutex> lock(mutex_);
@@ -245,6 +253,7 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
                                cudaStream_t stream) {
   // nvJPEG's own look at each file (size, components, what the hardware decoder takes); a file
   // it turns down goes through OpenCV.
+  const auto t_inspect = std::chrono::steady_clock::now();
   for (auto& fw : batch) {
     io::NvjpegImageInfo info;
     if (decoder.inspect(fw->bytes, info).empty() && info.width == fw->jpeg.width && info.height == fw->jpeg.height)
@@ -252,6 +261,8 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
     else
       fw->jpeg.channels = 0;
   }
+  io::NvjpegDecoder::Times times;
+  const double inspect_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_inspect).count();
   for (const int channels : {3, 1}) {
     std::vector<FileWork*> files;
     std::vector<std::span<const std::uint8_t>> jpegs;
@@ -268,7 +279,7 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
     const auto t0 = std::chrono::steady_clock::now();
     try {
       nvtx::Range range("nvjpeg decode", nvtx::Color::codec, static_cast<long>(files.front()->i));
-      decoder.decode_batch(jpegs, infos, outputs, stream);
+      decoder.decode_batch(jpegs, infos, outputs, stream, &times);
       // One call decodes the batch: each file is charged an equal share of it.
       const double each_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / double(files.size());
@@ -293,6 +304,10 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
       if (notice_) notice_(msg);
     }
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.inspect_s += inspect_s;
+  stats_.call_s += times.call_s;
+  stats_.sync_s += times.sync_s;
 }
 
 }  // namespace wk::pipeline

@@ -16,6 +16,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,7 +48,10 @@ class JpegDecodeService {
   // What the decoding thread did, for the report and the bench.
   struct Stats {
     double started_s = -1;       // decoder made (and warmed up), seconds after construction; -1: not (yet)
-    double busy_s = 0;           // inside decode calls (nvJPEG's inspection included)
+    double busy_s = 0;           // inside decode calls (nvJPEG's inspection included), of which:
+    double inspect_s = 0;        //   nvJPEG's look at each header (decoder.inspect)
+    double call_s = 0;           //   inside nvjpegDecodeBatched (host work)
+    double sync_s = 0;           //   waiting for the decode stream after it (GPU and JPEG engine)
     double starved_s = 0;        // waiting for files while producers were still submitting
     double waiting_room_s = 0;   // waiting for decoded files to be recycled (device memory)
     std::size_t batches = 0, decoded = 0;
@@ -90,6 +94,11 @@ class JpegDecodeService {
 
   int device() const { return device_; }
 
+  // The decoder's nvJPEG library handle once the thread has made it (null when nvJPEG did not
+  // start), for the encoders of this GPU: a second handle made beside it took ~0.28 s more on
+  // the H100 and slowed the decoder's own start (docs/benchmarks.md).
+  std::shared_future<std::shared_ptr<io::NvjpegLibrary>> library() const { return library_; }
+
  private:
   void run();
   bool room() const;  // under mutex_: submit would take a file
@@ -113,6 +122,8 @@ class JpegDecodeService {
   bool started_ = false;      // the decoder exists (or failed to: batch_ == 0)
   bool ended_ = false;        // the thread has decoded everything it ever will
   Stats stats_;
+  std::promise<std::shared_ptr<io::NvjpegLibrary>> library_made_;
+  std::shared_future<std::shared_ptr<io::NvjpegLibrary>> library_ = library_made_.get_future().share();
   std::thread thread_;
 };
 
