@@ -6,9 +6,11 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
+#include "wk/image/pipeline.hpp"
 #include "wk/io/files.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
@@ -229,4 +231,27 @@ TEST_CASE("run_folder_job rejects bad options before touching files", "[pipeline
     CHECK(usage_error(opt));
   }
   CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("Pipeline::run on the CPU never writes its input and returns an image of its own", "[pipeline]") {
+  cv::Mat in(37, 53, CV_8UC3);
+  cv::randu(in, 0, 256);
+  const cv::Mat before = in.clone();
+  for (const char* text : {"hist", "gray", "gray,gauss:5,hist", "gauss:3", "hist,gray"}) {
+    CAPTURE(text);
+    wk::image::Pipeline p(text, wk::Backend::cpu);
+    std::vector<wk::image::SideOutput> side;
+    cv::Mat out = p.run(in, -1, &side);
+    REQUIRE(out.data != in.data);
+    REQUIRE(cv::norm(in, before, cv::NORM_INF) == 0);
+    const std::string t(text);
+    if (t == "hist") REQUIRE(cv::norm(out, in, cv::NORM_INF) == 0);  // passed through, as a copy
+    if (t == "gray") {
+      cv::Mat expected;
+      cv::cvtColor(in, expected, cv::COLOR_BGR2GRAY);
+      REQUIRE(cv::norm(out, expected, cv::NORM_INF) == 0);
+    }
+    out.setTo(cv::Scalar::all(7));  // the result is the caller's to change
+    REQUIRE(cv::norm(in, before, cv::NORM_INF) == 0);
+  }
 }
