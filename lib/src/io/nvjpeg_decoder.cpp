@@ -151,8 +151,9 @@ void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> 
   }
   Impl::BatchState& b = channels == 1 ? d.gray : d.bgr;
   if (!b.state) {
-    // Hardware backend on the H100: ~0.11 s alone, ~0.35 s while another nvJPEG handle or the
-    // workers' encoders are being made (docs/benchmarks.md).
+    // Hardware backend on the H100: 0.11 s in wk-image --device auto's start, 0.35-0.38 s in a
+    // one-thread probe right after the handle and while a second handle was being made (the
+    // largest step of the GPU's start after the handle itself; docs/benchmarks.md).
     nvtx::Range range("nvjpeg state", nvtx::Color::codec);
     check(nvjpegJpegStateCreate(d.handle, &b.state), "nvjpegJpegStateCreate", ErrorCategory::decode);
   }
