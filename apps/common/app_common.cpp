@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <thread>
 #include <iostream>
-#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -96,14 +95,14 @@ bool clean_exit_wanted() {
   return clean && std::string_view(clean) == "1";
 }
 
-void keep_freed_image_buffers() {
+void keep_freed_buffers() {
   if (std::getenv("GLIBC_TUNABLES")) return;
   // 32 MiB is the largest mmap threshold glibc accepts on 64-bit (half its heap size); a 4K BGR
-  // image is 24.9 MB. Measured on the 2-core CI machine (a VM), 16 4K JPEGs gray,gauss:5,hist on
-  // 2 threads: OpenCV's peer 0.68 -> 0.51 s with the same settings, the kernel's page faults
-  // being a quarter of its time. On the 16-core H100 machine it measured within noise.
+  // image is 24.9 MB. wk-image, measured on the 2-core CI machine (a VM), 16 4K JPEGs
+  // gray,gauss:5,hist on 2 threads: OpenCV's peer 0.68 -> 0.51 s with the same settings, the
+  // kernel's page faults being a quarter of its time; on the 16-core H100 machine within noise.
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  ::mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
 void exit_now(int code) {

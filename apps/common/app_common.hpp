@@ -31,11 +31,11 @@ void close_outputs_on_stop();
 // rank 0 (a quick non-zero exit of its own would make mpirun SIGKILL rank 0 mid-cleanup).
 void ignore_interrupts();
 
-// For apps that allocate and free many large image buffers on many threads (wk-image): glibc
-// keeps freed blocks of up to 32 MiB in the threads' heaps for reuse instead of returning them to
-// the kernel (mmap threshold 32 MiB, no trimming), so the next image's buffers are not faulted
-// in again page by page. Does nothing when GLIBC_TUNABLES is set (the user's own choice).
-void keep_freed_image_buffers();
+// For apps that allocate and free many buffers of several MB (wk-image's images, wk-hash's
+// slices): glibc keeps freed blocks of up to 32 MiB in the heaps for reuse instead of returning
+// them to the kernel (mmap threshold 32 MiB, trimming only above 1 GiB), so the next buffers are
+// not faulted in again page by page. Does nothing when GLIBC_TUNABLES is set (the user's choice).
+void keep_freed_buffers();
 
 // Ends the process at once with `code` after flushing standard output and error: no static
 // destructors, no atexit handlers (the CUDA runtime's teardown). Only once every output is

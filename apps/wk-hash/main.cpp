@@ -5,7 +5,6 @@
 // (OPENSSL_cleanse through wk::hash::SecretBuffer and wk::hash::wipe), hashes are compared in
 // constant time (CRYPTO_memcmp through wk::hash::constant_time_equal).
 #include <fmt/core.h>
-#include <malloc.h>
 
 #include <nlohmann/json.hpp>
 
@@ -936,10 +935,7 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
 int main(int argc, char** argv) {
   // mpirun / srun: this process is one rank of several
   if (const int code = app::start_world(kProg, &argc, &argv); code != app::kSuccess) return code;
-  // Slices allocate and free vectors of tens of MB each; keep such blocks in the heap instead of
-  // unmapping them on free, so later slices reuse them without faulting pages in again.
-  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  app::keep_freed_buffers();  // slices allocate and free vectors of tens of MB each
   CLI::App app{"wk-hash: crypt(3) password hashing (md5crypt, sha256crypt, sha512crypt, bcrypt) on the GPU, "
                "byte-identical to libxcrypt"};
   app.require_subcommand(1);

@@ -415,7 +415,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  wk::app::keep_freed_image_buffers();
+  wk::app::keep_freed_buffers();  // a few image buffers per file and worker
   // mpirun / srun: this process is one rank of several
   if (const int code = wk::app::start_world(kProg, &argc, &argv); code != wk::app::kSuccess) return code;
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
