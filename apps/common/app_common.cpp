@@ -213,6 +213,10 @@ void Progress::advance(std::size_t items) {
   draw(done_ == total_);
 }
 
+void Progress::advance_to(std::size_t done) {
+  if (done > done_) advance(done - done_);
+}
+
 void Progress::draw(bool force) {
   if (!enabled_ || finished_) return;
   const auto now = std::chrono::steady_clock::now();

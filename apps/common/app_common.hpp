@@ -84,6 +84,9 @@ class Progress {
   // Advances by `items` at once (wk-hash: a slice of 2^18 lines; a step() per line cost the writer
   // thread ~1 ns per line of its serial time).
   void advance(std::size_t items);
+  // Advances to `done` items in all, when that is more than shown so far (callbacks that report
+  // a running total).
+  void advance_to(std::size_t done);
   void finish();
   double elapsed_s() const;
 

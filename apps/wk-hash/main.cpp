@@ -231,10 +231,7 @@ class LineRun {
   }
   // Alone: lines [0, upto) are written (progress). Distributed: rank 0's deliver shows progress.
   void show(std::size_t upto) {
-    if (dealer_) return;
-    if (upto <= shown_) return;
-    progress_.advance(upto - shown_);
-    shown_ = upto;
+    if (!dealer_) progress_.advance_to(upto);
   }
   // After the last slice: rank 0 waits for every chunk to be written; then every rank gets the sums
   // of `counts` over the ranks.
@@ -254,7 +251,7 @@ class LineRun {
   app::Progress progress_;
   std::unique_ptr<dist::ChunkDealer> dealer_;
   std::string buffer_;
-  std::size_t local_next_ = 0, local_id_ = 0, shown_ = 0;
+  std::size_t local_next_ = 0, local_id_ = 0;
 };
 
 // Runs the input lines through the engine in slices (progress shows, memory stays bounded: only
@@ -900,13 +897,10 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
     }
 
   app::Progress progress(accounts.size() * words.size(), "tries", !c.quiet && dist::world().rank == 0);
-  std::size_t shown = 0;
   const hash::AuditResult result =
-      dist::world().distributed() ? audit_distributed(engine, accounts, words, progress)
-                                  : hash::audit(engine, accounts, words, [&](std::size_t done, std::size_t) {
-                                      if (done > shown) progress.advance(done - shown);
-                                      shown = std::max(shown, done);
-                                    });
+      dist::world().distributed()
+          ? audit_distributed(engine, accounts, words, progress)
+          : hash::audit(engine, accounts, words, [&](std::size_t done, std::size_t) { progress.advance_to(done); });
   progress.finish();
   for (const auto& [account, why] : result.rejected) {
     error(fmt::format("{}: line {}: {}", hashes_path, account_line[account], why));
