@@ -92,7 +92,7 @@ gpu = ""
 if g:
     gpu = (f" | gpu ready {g['ready_s']:.2f} s, files gpu {g['files_gpu']} cpu {g['files_cpu']}, decoder busy "
            f"{g['decode_busy_s']:.2f} s (inspect {g.get('decode_inspect_s', 0):.2f}, in nvjpegDecodeBatched {g.get('decode_call_s', 0):.2f}, "
-           f"stream wait {g.get('decode_sync_s', 0):.2f}) starved {g['decode_starved_s']:.2f} s waiting-for-buffers {g['decode_waiting_room_s']:.2f} s "
+           f"stream wait {g.get('decode_sync_s', 0):.2f}; workers' inspect {g.get('worker_inspect_s', 0):.2f}) starved {g['decode_starved_s']:.2f} s waiting-for-buffers {g['decode_waiting_room_s']:.2f} s "
            f"in {g['decode_batches']} batches" + (f" ({g['not_used']})" if g.get("not_used") else ""))
 gm = f", GPU mem +{w['gpu_mb']} MiB" if w.get("gpu_mb") is not None else ""
 # First field: wall img/s (parsed by the caller).

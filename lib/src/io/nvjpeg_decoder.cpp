@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,39 +65,26 @@ NvjpegLibrary::~NvjpegLibrary() {
 bool NvjpegLibrary::hardware() const { return impl_->hardware; }
 const std::string& NvjpegLibrary::name() const { return impl_->name; }
 
-struct NvjpegDecoder::Impl {
+struct NvjpegParser::Impl {
   std::shared_ptr<NvjpegLibrary> library;
   nvjpegHandle_t handle = nullptr;
-  nvjpegJpegStream_t parsed = nullptr;  // inspect's header parse (per thread, as nvJPEG requires)
-  // One decode state per output format: nvjpegDecodeBatchedInitialize fixes the format and the
-  // batch size, so gray and colour batches alternating would re-initialize one shared state. A
-  // new batch size re-initializes the format's state; a state per size was tried and was
-  // slower: each new state's first batch costs ~0.3 s on the H100 (its buffers are allocated
-  // afresh), re-initializing an existing one does not (docs/benchmarks.md).
-  struct BatchState {
-    nvjpegJpegState_t state = nullptr;
-    int batch_size = 0;  // as initialized; 0: must (re-)initialize (new, or after a failed batch)
-  } bgr, gray;
+  nvjpegJpegStream_t parsed = nullptr;  // the header parse (per thread, as nvJPEG requires)
 
   ~Impl() {
-    for (BatchState* b : {&bgr, &gray})
-      if (b->state) nvjpegJpegStateDestroy(b->state);
     if (parsed) nvjpegJpegStreamDestroy(parsed);
   }
 };
 
-NvjpegDecoder::NvjpegDecoder(std::shared_ptr<NvjpegLibrary> library) : impl_(std::make_unique<Impl>()) {
+NvjpegParser::NvjpegParser(std::shared_ptr<NvjpegLibrary> library) : impl_(std::make_unique<Impl>()) {
   impl_->library = std::move(library);
   impl_->handle = impl_->library->impl().handle;
   nvtx::Range range("nvjpeg parser", nvtx::Color::codec);
   check(nvjpegJpegStreamCreate(impl_->handle, &impl_->parsed), "nvjpegJpegStreamCreate", ErrorCategory::unsupported);
 }
 
-NvjpegDecoder::~NvjpegDecoder() = default;
+NvjpegParser::~NvjpegParser() = default;
 
-const NvjpegLibrary& NvjpegDecoder::library() const { return *impl_->library; }
-
-std::string NvjpegDecoder::inspect(std::span<const std::uint8_t> jpeg, NvjpegImageInfo& info) {
+std::string NvjpegParser::inspect(std::span<const std::uint8_t> jpeg, NvjpegImageInfo& info) {
   Impl& d = *impl_;
   int components = 0;
   nvjpegChromaSubsampling_t subsampling = NVJPEG_CSS_UNKNOWN;
@@ -121,6 +109,40 @@ std::string NvjpegDecoder::inspect(std::span<const std::uint8_t> jpeg, NvjpegIma
   info.height = heights[0];
   info.channels = components == 1 ? 1 : 3;
   return "";
+}
+
+struct NvjpegDecoder::Impl {
+  std::shared_ptr<NvjpegLibrary> library;
+  nvjpegHandle_t handle = nullptr;
+  std::optional<NvjpegParser> parser;  // inspect's
+  // One decode state per output format: nvjpegDecodeBatchedInitialize fixes the format and the
+  // batch size, so gray and colour batches alternating would re-initialize one shared state. A
+  // new batch size re-initializes the format's state; a state per size was tried and was
+  // slower: each new state's first batch costs ~0.3 s on the H100 (its buffers are allocated
+  // afresh), re-initializing an existing one does not (docs/benchmarks.md).
+  struct BatchState {
+    nvjpegJpegState_t state = nullptr;
+    int batch_size = 0;  // as initialized; 0: must (re-)initialize (new, or after a failed batch)
+  } bgr, gray;
+
+  ~Impl() {
+    for (BatchState* b : {&bgr, &gray})
+      if (b->state) nvjpegJpegStateDestroy(b->state);
+  }
+};
+
+NvjpegDecoder::NvjpegDecoder(std::shared_ptr<NvjpegLibrary> library) : impl_(std::make_unique<Impl>()) {
+  impl_->library = std::move(library);
+  impl_->handle = impl_->library->impl().handle;
+  impl_->parser.emplace(impl_->library);
+}
+
+NvjpegDecoder::~NvjpegDecoder() = default;
+
+const NvjpegLibrary& NvjpegDecoder::library() const { return *impl_->library; }
+
+std::string NvjpegDecoder::inspect(std::span<const std::uint8_t> jpeg, NvjpegImageInfo& info) {
+  return impl_->parser->inspect(jpeg, info);
 }
 
 void NvjpegDecoder::decode_batch(std::span<const std::span<const std::uint8_t>> jpegs, std::span<const NvjpegImageInfo> infos,
@@ -199,6 +221,13 @@ const std::string& NvjpegLibrary::name() const {
   static const std::string none = "none";
   return none;
 }
+
+struct NvjpegParser::Impl {};
+NvjpegParser::NvjpegParser(std::shared_ptr<NvjpegLibrary>) {
+  throw Error(ErrorCategory::unsupported, "this build of warpkit has no nvJPEG");
+}
+NvjpegParser::~NvjpegParser() = default;
+std::string NvjpegParser::inspect(std::span<const std::uint8_t>, NvjpegImageInfo&) { return "no nvJPEG in this build"; }
 
 NvjpegDecoder::NvjpegDecoder(std::shared_ptr<NvjpegLibrary>) {
   throw Error(ErrorCategory::unsupported, "this build of warpkit has no nvJPEG");

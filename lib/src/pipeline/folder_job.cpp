@@ -820,6 +820,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
       }
       ~ProducerDone() { (*this)(); }
     } producer_done{service};
+    JpegDecodeService::Inspector inspector;  // this worker's nvJPEG parser
     try {
       for (;;) {
         if (!settled) {
@@ -848,7 +849,8 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
           // One "file" range from the read to the write; a file handed to the decoder gets a
           // second one when it is finished.
           nvtx::Range file_range("file", nvtx::Color::app, static_cast<long>(i));
-          to_service = begin_file(sh, *fw) && service && wp.on_gpu() && for_nvjpeg(sh, *fw);
+          to_service = begin_file(sh, *fw) && service && wp.on_gpu() && for_nvjpeg(sh, *fw) &&
+                       service->inspect(*fw, inspector);
           if (!to_service && !fw->finished) decode_and_finish(sh, *fw, wp, rep);
         }
         while (to_service) {
@@ -889,6 +891,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     gs.decode_inspect_s += st.inspect_s;
     gs.decode_call_s += st.call_s;
     gs.decode_sync_s += st.sync_s;
+    gs.worker_inspect_s += st.worker_inspect_s;
     return st.started_s;
   };
   for (auto& [device, service] : services) {

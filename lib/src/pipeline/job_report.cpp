@@ -133,7 +133,8 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
                 {"files_cpu", g.files_cpu}, {"decode_batches", g.decode_batches}, {"decoded", g.decoded},
                 {"decode_busy_s", g.decode_busy_s}, {"decode_starved_s", g.decode_starved_s},
                 {"decode_waiting_room_s", g.decode_waiting_room_s}, {"decode_inspect_s", g.decode_inspect_s},
-                {"decode_call_s", g.decode_call_s}, {"decode_sync_s", g.decode_sync_s}};
+                {"decode_call_s", g.decode_call_s}, {"decode_sync_s", g.decode_sync_s},
+                {"worker_inspect_s", g.worker_inspect_s}};
     if (!g.not_used.empty()) j["gpu"]["not_used"] = g.not_used;
   }
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -44,7 +44,41 @@ bool JpegDecodeService::wait_started() {
 
 JpegDecodeService::Stats JpegDecodeService::stats() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  Stats st = stats_;
+  st.worker_inspect_s = double(worker_inspect_ns_.load()) * 1e-9;
+  return st;
+}
+
+namespace {
+// nvJPEG's verdict on a file: taken when it decodes the file to the size warpkit's header parse
+// found; else the file is OpenCV's (channels 0).
+bool apply_inspection(FileWork& fw, const std::string& why_not, const io::NvjpegImageInfo& info) {
+  fw.inspected = true;
+  const bool taken = why_not.empty() && info.width == fw.jpeg.width && info.height == fw.jpeg.height;
+  if (taken) fw.jpeg = info;
+  else fw.jpeg.channels = 0;
+  return taken;
+}
+}  // namespace
+
+bool JpegDecodeService::inspect(FileWork& fw, Inspector& inspector) {
+  if (!inspector.parser && !inspector.unavailable) {
+    if (library_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
+    const std::shared_ptr<io::NvjpegLibrary> library = library_.get();
+    if (!library) return true;  // the service refuses: submit says so
+    try {
+      WK_CUDA_CHECK(cudaSetDevice(device_));
+      inspector.parser = std::make_unique<io::NvjpegParser>(library);
+    } catch (const std::exception&) {
+      inspector.unavailable = true;
+    }
+  }
+  if (!inspector.parser) return true;
+  const auto t0 = Clock::now();
+  io::NvjpegImageInfo info;
+  const std::string why_not = inspector.parser->inspect(fw.bytes, info);
+  worker_inspect_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+  return apply_inspection(fw, why_not, info);
 }
 
 bool JpegDecodeService::room() const {
@@ -196,10 +230,14 @@ void JpegDecodeService::run() {
       changed_.notify_all();  // room for the producers
     }
     const auto t_busy = Clock::now();
-    if (!refusing) decode(batch, *decoder, *stream);
+    Stats times;
+    if (!refusing) decode(batch, *decoder, *stream, times);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!refusing) {
       stats_.busy_s += seconds_since(t_busy);
+      stats_.inspect_s += times.inspect_s;
+      stats_.call_s += times.call_s;
+      stats_.sync_s += times.sync_s;
       ++stats_.batches;
     }
     for (auto& fw : batch) {
@@ -250,19 +288,18 @@ void JpegDecodeService::warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream)
 // failed call stay undecoded and go through OpenCV one by one, so a bad file fails alone, with
 // OpenCV's verdict.
 void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder,
-                               cudaStream_t stream) {
-  // nvJPEG's own look at each file (size, components, what the hardware decoder takes); a file
-  // it turns down goes through OpenCV.
-  const auto t_inspect = std::chrono::steady_clock::now();
+                               cudaStream_t stream, Stats& st) {
+  // nvJPEG's own look at each file the workers did not inspect (size, components, what the
+  // hardware decoder takes); a file it turns down goes through OpenCV.
+  const auto t_inspect = Clock::now();
   for (auto& fw : batch) {
+    if (fw->inspected) continue;
     io::NvjpegImageInfo info;
-    if (decoder.inspect(fw->bytes, info).empty() && info.width == fw->jpeg.width && info.height == fw->jpeg.height)
-      fw->jpeg = info;
-    else
-      fw->jpeg.channels = 0;
+    const std::string why_not = decoder.inspect(fw->bytes, info);
+    apply_inspection(*fw, why_not, info);
   }
   io::NvjpegDecoder::Times times;
-  const double inspect_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_inspect).count();
+  st.inspect_s += seconds_since(t_inspect);
   for (const int channels : {3, 1}) {
     std::vector<FileWork*> files;
     std::vector<std::span<const std::uint8_t>> jpegs;
@@ -304,10 +341,8 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
       if (notice_) notice_(msg);
     }
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  stats_.inspect_s += inspect_s;
-  stats_.call_s += times.call_s;
-  stats_.sync_s += times.sync_s;
+  st.call_s += times.call_s;
+  st.sync_s += times.sync_s;
 }
 
 }  // namespace wk::pipeline

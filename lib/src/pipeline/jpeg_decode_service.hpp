@@ -1,7 +1,8 @@
 #pragma once
 // One GPU's nvJPEG decoding for the folder job (--jpeg-decoder nvjpeg). The workers of that GPU
-// read JPEGs, check their headers and submit them; one thread owns the nvJPEG library handle and
-// decode state, has nvJPEG inspect what has been submitted and decodes it in batches (one
+// read JPEGs, check their headers, have nvJPEG inspect them (each with its own parser, once the
+// library handle exists) and submit them; one thread owns the nvJPEG library handle and decode
+// state, inspects what was submitted before the handle existed and decodes in batches (one
 // nvjpegDecodeBatched call per output format) into device buffers it recycles; the workers take
 // decoded files back and finish them (operations, encode, write). The thread creates the handle
 // itself (the hardware decoder's takes ~0.3 s to start on the H100), while the workers read the
@@ -12,7 +13,9 @@
 // Memory stays bounded: at most 2 x batch files wait for the decoder (and 1 GiB of their
 // bytes), and decoded files not yet recycled hold at most 2 x batch device buffers and a quarter
 // of the device memory that was free at start (always at least one file).
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -49,11 +52,12 @@ class JpegDecodeService {
   struct Stats {
     double started_s = -1;       // decoder made (and warmed up), seconds after construction; -1: not (yet)
     double busy_s = 0;           // inside decode calls (nvJPEG's inspection included), of which:
-    double inspect_s = 0;        //   nvJPEG's look at each header (decoder.inspect)
+    double inspect_s = 0;        //   nvJPEG's look at the files the workers had not inspected
     double call_s = 0;           //   inside nvjpegDecodeBatched (host work)
     double sync_s = 0;           //   waiting for the decode stream after it (GPU and JPEG engine)
     double starved_s = 0;        // waiting for files while producers were still submitting
     double waiting_room_s = 0;   // waiting for decoded files to be recycled (device memory)
+    double worker_inspect_s = 0; // the workers' inspect calls, summed over the workers
     std::size_t batches = 0, decoded = 0;
   };
 
@@ -67,6 +71,17 @@ class JpegDecodeService {
   // service refuses every file).
   bool wait_started();
   Stats stats();
+
+  // One worker's nvJPEG parser (made by inspect once the library handle exists).
+  class Inspector {
+    friend class JpegDecodeService;
+    std::unique_ptr<io::NvjpegParser> parser;
+    bool unavailable = false;  // the parser could not be made: the decoding thread inspects
+  };
+  // nvJPEG's inspection of a read JPEG (after the caller's own header check) on the caller's
+  // thread. False: nvJPEG turns it down (decode it with OpenCV); true: submit it (inspected, or
+  // left to the decoding thread while the library handle does not exist yet).
+  bool inspect(FileWork& fw, Inspector& inspector);
 
   enum class Submit { taken, full, refused };
   // Hands over a read JPEG whose header the caller checked (fw->jpeg: size and channels from
@@ -103,7 +118,8 @@ class JpegDecodeService {
   void run();
   bool room() const;  // under mutex_: submit would take a file
   std::unique_ptr<FileWork> pop_ready();  // under mutex_: the oldest ready file, or null
-  void decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder, cudaStream_t stream);
+  // Decodes `batch`; adds what it timed to `st` (the caller holds no lock; it adds them under one).
+  void decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder, cudaStream_t stream, Stats& st);
   void warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream);
 
   const int device_;
@@ -122,6 +138,7 @@ class JpegDecodeService {
   bool started_ = false;      // the decoder exists (or failed to: batch_ == 0)
   bool ended_ = false;        // the thread has decoded everything it ever will
   Stats stats_;
+  std::atomic<std::int64_t> worker_inspect_ns_{0};
   std::promise<std::shared_ptr<io::NvjpegLibrary>> library_made_;
   std::shared_future<std::shared_ptr<io::NvjpegLibrary>> library_ = library_made_.get_future().share();
   std::thread thread_;

@@ -114,9 +114,11 @@ struct GpuSummary {
   // for device buffers to come back (the workers' operations/encode/write are behind).
   std::size_t decode_batches = 0, decoded = 0;
   double decode_busy_s = 0, decode_starved_s = 0, decode_waiting_room_s = 0;
-  // decode_busy_s split: nvJPEG's header inspection, inside nvjpegDecodeBatched (host work),
-  // waiting for the decode stream after it.
+  // decode_busy_s split: nvJPEG's header inspection (of files the workers had not inspected),
+  // inside nvjpegDecodeBatched (host work), waiting for the decode stream after it.
   double decode_inspect_s = 0, decode_call_s = 0, decode_sync_s = 0;
+  // The workers' nvJPEG inspections (off the decoding thread), summed over the workers.
+  double worker_inspect_s = 0;
 };
 
 struct JobResult {
