@@ -191,3 +191,83 @@ TEST_CASE("parse_jpeg_header refuses a stuffed FF 00 where a marker belongs", "[
   CHECK_FALSE(io::parse_jpeg_header(b).has_value());
   REQUIRE(io::parse_jpeg_header(base).has_value());
 }
+
+namespace {
+// The byte offset of a component's sampling factor in the first frame header of `jpeg`.
+std::size_t sampling_offset(const std::vector<std::uint8_t>& jpeg, int component) {
+  std::size_t i = 2;
+  while (i + 4 <= jpeg.size() && jpeg[i] == 0xFF) {
+    const std::uint8_t m = jpeg[i + 1];
+    if (m >= 0xC0 && m <= 0xC2) return i + 4 + 6 + 3 * std::size_t(component) + 1;
+    i += 2 + ((jpeg[i + 2] << 8) | jpeg[i + 3]);
+  }
+  FAIL("no frame header");
+  return 0;
+}
+
+std::string hw_reason(const std::vector<std::uint8_t>& jpeg) {
+  const auto h = io::parse_jpeg_header(jpeg);
+  REQUIRE(h.has_value());
+  return io::hardware_decoder_unsuitable_reason(jpeg, *h);
+}
+}  // namespace
+
+// What nvjpegDecodeBatchedSupported answers for the hardware backend, decided by warpkit (the
+// GPU tests check the two agree on the files the folder job meets).
+TEST_CASE("hardware_decoder_unsuitable_reason: baseline single-scan 4:4:4/4:2:2/4:4:0/4:2:0 and gray only", "[io][jpeg_header]") {
+  const cv::Mat colour = test::random_image(64, 48, 3, 7);
+  const auto baseline = encode_jpeg(colour);
+  const auto h = io::parse_jpeg_header(baseline);
+  REQUIRE(h.has_value());
+  CHECK(h->sampling[0] == 0x22);  // OpenCV's libjpeg writes 4:2:0
+  CHECK(h->sampling[1] == 0x11);
+  CHECK(h->scan_components == 3);
+  CHECK(h->scan_offset > 2);
+  CHECK(baseline[h->scan_offset] == 0xFF);
+  CHECK(baseline[h->scan_offset + 1] == 0xDA);
+  CHECK(io::hardware_decoder_unsuitable_reason(baseline, *h).empty());
+
+  CHECK(hw_reason(encode_jpeg(test::random_image(40, 30, 1, 8))).empty());               // gray
+  CHECK(hw_reason(encode_jpeg(colour, {cv::IMWRITE_JPEG_OPTIMIZE, 1})).empty());          // own Huffman tables
+  CHECK(hw_reason(encode_jpeg(colour, {cv::IMWRITE_JPEG_RST_INTERVAL, 2})).empty());      // restart markers
+  CHECK(hw_reason(encode_jpeg(colour, {cv::IMWRITE_JPEG_QUALITY, 100})).empty());         // many stuffed 0xFF bytes
+
+  CHECK_THAT(hw_reason(encode_jpeg(colour, {cv::IMWRITE_JPEG_PROGRESSIVE, 1})), Catch::Contains("progressive"));
+
+  // Luma sampling factors, chroma 1x1 (the frame header's bytes rewritten: only the header is judged).
+  for (const auto& [luma, taken] : std::vector<std::pair<std::uint8_t, bool>>{
+           {0x11, true}, {0x21, true}, {0x12, true}, {0x22, true}, {0x41, false}, {0x42, false}, {0x14, false}}) {
+    CAPTURE(int(luma));
+    auto j = baseline;
+    j[sampling_offset(j, 0)] = luma;
+    CHECK(hw_reason(j).empty() == taken);
+  }
+  auto chroma = baseline;
+  chroma[sampling_offset(chroma, 1)] = 0x21;
+  CHECK_THAT(hw_reason(chroma), Catch::Contains("chroma"));
+
+  // A second scan, or any other marker segment after the first one, before EOI.
+  auto before_eoi = [&](std::vector<std::uint8_t> extra) {
+    auto j = baseline;
+    REQUIRE(j.size() > 2);
+    j.insert(j.end() - 2, extra.begin(), extra.end());
+    return j;
+  };
+  CHECK_THAT(hw_reason(before_eoi({0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00, 0x12, 0x34})),
+             Catch::Contains("more than one scan"));
+  CHECK_THAT(hw_reason(before_eoi({0xFF, 0xDC, 0x00, 0x04, 0x00, 0x30})), Catch::Contains("0xFFDC"));
+  CHECK(hw_reason(before_eoi({0xFF, 0xFF, 0xFF})).empty());  // fill bytes before EOI
+
+  // No EOI at all, and a non-interleaved first scan (one component of three).
+  auto cut = baseline;
+  cut.resize(cut.size() - 2);
+  CHECK_THAT(hw_reason(cut), Catch::Contains("end-of-image"));
+  auto one_component = baseline;
+  one_component[h->scan_offset + 4] = 1;
+  CHECK_THAT(hw_reason(one_component), Catch::Contains("non-interleaved"));
+
+  // An extended-sequential frame (SOF1): not baseline for the hardware decoder.
+  auto extended = baseline;
+  extended[sampling_offset(extended, 0) - 10] = 0xC1;  // the frame marker itself
+  CHECK_THAT(hw_reason(extended), Catch::Contains("not baseline"));
+}

@@ -10,6 +10,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "test_support.hpp"
@@ -187,6 +188,51 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
     if (name == "g_exif_rotated.jpg" || name == "j_not_jpeg.png") CHECK(r.decoder == "opencv");
   }
   CHECK_THAT(pipeline::report_json(res, {}), Catch::Contains("\"decoder\": \"nvjpeg"));
+}
+
+// WK_NVJPEG_INSPECT=warpkit replaces nvJPEG's look at each file (nvjpegJpegStreamParseHeader +
+// nvjpegDecodeBatchedSupported) with warpkit's marker walk (io::hardware_decoder_unsuitable_reason):
+// every file must go to the same decoder either way, and no batch may fail.
+TEST_CASE("nvJPEG inspection: warpkit's marker walk sends every file where nvJPEG's own inspection does",
+          "[gpu][nvjpeg][pipeline]") {
+  if (no_nvjpeg()) return;
+  test::TempDir dir;
+  const fs::path in = dir / "in";
+  fs::create_directories(in);
+  const cv::Mat colour = photo_like(640, 360, 3, 21);
+  write_file(in / "a_baseline.jpg", encode_jpeg(colour, {cv::IMWRITE_JPEG_QUALITY, 90}));
+  write_file(in / "b_q100.jpg", encode_jpeg(colour, {cv::IMWRITE_JPEG_QUALITY, 100}));
+  write_file(in / "c_optimized.jpg", encode_jpeg(colour, {cv::IMWRITE_JPEG_OPTIMIZE, 1}));
+  write_file(in / "d_restart.jpg", encode_jpeg(colour, {cv::IMWRITE_JPEG_RST_INTERVAL, 4}));
+  write_file(in / "e_gray.jpg", encode_jpeg(photo_like(333, 217, 1, 22), {}));
+  write_file(in / "f_progressive.jpg", encode_jpeg(colour, {cv::IMWRITE_JPEG_PROGRESSIVE, 1}));
+  write_file(in / "g_small.jpg", encode_jpeg(photo_like(17, 9, 3, 23), {}));
+  struct Env {  // WK_NVJPEG_INSPECT for one job
+    explicit Env(const char* v) { ::setenv("WK_NVJPEG_INSPECT", v, 1); }
+    ~Env() { ::unsetenv("WK_NVJPEG_INSPECT"); }
+  };
+  std::map<std::string, std::map<std::string, std::string>> decoder_by;  // mode -> file -> decoder
+  for (const char* mode : {"workers", "warpkit", "decoder"}) {
+    Env env(mode);
+    std::vector<std::string> notices;
+    const pipeline::JobResult res = run_job(in, dir / (std::string("out-") + mode), "hist", pipeline::JpegDecoder::nvjpeg, &notices);
+    for (const auto& n : notices) {
+      INFO(mode << ": notice " << n);
+      CHECK(n.find("nvJPEG failed on a batch") == std::string::npos);
+    }
+    REQUIRE(res.records.size() == 7);
+    for (const auto& r : res.records) {
+      INFO(mode << ": " << r.path << " " << r.error);
+      CHECK(r.status == pipeline::FileStatus::ok);
+      decoder_by[mode][fs::path(r.path).filename().string()] = r.decoder;
+    }
+  }
+  for (const auto& [name, decoder] : decoder_by["workers"]) {
+    INFO(name);
+    CHECK(decoder_by["warpkit"][name] == decoder);
+    CHECK(decoder_by["decoder"][name] == decoder);
+    if (name != "f_progressive.jpg") CHECK(decoder.rfind("nvjpeg", 0) == 0);
+  }
 }
 
 TEST_CASE("nvJPEG decode feeds the GPU operations: gray,gauss:5 close to the OpenCV-decoded job", "[gpu][nvjpeg][pipeline]") {

@@ -58,7 +58,13 @@ std::optional<JpegHeader> parse_jpeg_header(std::span<const std::uint8_t> b) {
     const std::size_t len = be16(&b[i + 2]);
     if (len < 2 || i + 2 + len > b.size()) return std::nullopt;
     const std::span<const std::uint8_t> seg = b.subspan(i + 4, len - 2);
-    if (m == 0xDA) break;  // start of scan: the headers are over
+    if (m == 0xDA) {  // start of scan: the headers are over
+      if (!seg.empty()) {
+        h.scan_offset = i;
+        h.scan_components = seg[0];
+      }
+      break;
+    }
     const bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
     if (sof && !have_frame) {
       if (seg.size() < 6) return std::nullopt;
@@ -68,7 +74,10 @@ std::optional<JpegHeader> parse_jpeg_header(std::span<const std::uint8_t> b) {
       h.width = be16(&seg[3]);
       h.components = seg[5];
       if (seg.size() < 6 + 3 * std::size_t(h.components)) return std::nullopt;
-      for (int c = 0; c < h.components && c < 4; ++c) h.component_ids[c] = seg[6 + 3 * c];
+      for (int c = 0; c < h.components && c < 4; ++c) {
+        h.component_ids[c] = seg[6 + 3 * c];
+        h.sampling[c] = seg[7 + 3 * c];
+      }
       have_frame = true;
     } else if (m == 0xE0 && seg.size() >= 5 && std::memcmp(seg.data(), "JFIF\0", 5) == 0) {
       h.jfif = true;
@@ -103,6 +112,46 @@ std::string nvjpeg_unsuitable_reason(const JpegHeader& h) {
     if (h.adobe_transform < 0 && id[0] == 1 && id[1] == 0x22 && id[2] == 0x23) return "big-gamut YCC JPEG";
   }
   return "";
+}
+
+std::string hardware_decoder_unsuitable_reason(std::span<const std::uint8_t> b, const JpegHeader& h) {
+  auto hex = [](unsigned v) {
+    const char* digits = "0123456789ABCDEF";
+    return std::string{digits[(v >> 4) & 15], digits[v & 15]};
+  };
+  if (h.sof_marker == 0xC2) return "progressive JPEG";
+  if (h.sof_marker != 0xC0) return "not baseline (frame marker 0xFF" + hex(h.sof_marker) + ")";
+  if (h.precision != 8) return std::to_string(h.precision) + "-bit samples";
+  if (h.components == 3) {
+    if (h.sampling[1] != 0x11 || h.sampling[2] != 0x11) return "chroma sampling factors other than 1x1";
+    const std::uint8_t y = h.sampling[0];
+    if (y != 0x11 && y != 0x21 && y != 0x12 && y != 0x22)
+      return "luma sampling " + std::to_string(y >> 4) + "x" + std::to_string(y & 15) + " (4:1:1, 4:1:0 or rarer)";
+  } else if (h.components != 1) {
+    return std::to_string(h.components) + " components";
+  }
+  if (h.scan_offset == 0 || h.scan_offset + 4 > b.size()) return "no scan";
+  if (h.scan_components != h.components) return "one scan per component (non-interleaved)";
+  // The entropy-coded data: 0xFF is followed by 0x00 (a stuffed byte), a restart marker, another
+  // 0xFF (fill) or a real marker; the only one allowed is EOI.
+  std::size_t i = h.scan_offset + 2 + be16(&b[h.scan_offset + 2]);
+  while (i < b.size()) {
+    const void* p = std::memchr(b.data() + i, 0xFF, b.size() - i);
+    if (!p) break;
+    i = std::size_t(static_cast<const std::uint8_t*>(p) - b.data());
+    if (i + 1 >= b.size()) break;
+    const std::uint8_t m = b[i + 1];
+    if (m == 0xFF) {
+      i += 1;
+    } else if (m == 0x00 || (m >= 0xD0 && m <= 0xD7)) {
+      i += 2;
+    } else if (m == 0xD9) {
+      return "";
+    } else {
+      return m == 0xDA ? "more than one scan" : "marker 0xFF" + hex(m) + " after the first scan";
+    }
+  }
+  return "no end-of-image marker";
 }
 
 }  // namespace wk::io

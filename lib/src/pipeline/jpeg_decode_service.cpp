@@ -13,6 +13,7 @@
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/jpeg_header.hpp"
 
 namespace wk::pipeline {
 
@@ -61,33 +62,62 @@ bool apply_inspection(FileWork& fw, const std::string& why_not, const io::Nvjpeg
   else fw.jpeg.channels = 0;
   return taken;
 }
+
+// Who inspects the JPEGs (WK_NVJPEG_INSPECT, to compare them in one run; the default is
+// `workers`): nvJPEG on each worker (a parser per worker), nvJPEG on the decoding thread (before
+// issue 20's third pass), or warpkit's own marker walk on each worker (no nvJPEG call but the
+// decode: io::hardware_decoder_unsuitable_reason).
+enum class InspectBy { workers, decoder, warpkit };
+InspectBy inspect_by() {  // read per file (a test switches it between jobs)
+  const char* e = std::getenv("WK_NVJPEG_INSPECT");
+  const std::string_view v = e ? e : "";
+  return v == "decoder" ? InspectBy::decoder : v == "warpkit" ? InspectBy::warpkit : InspectBy::workers;
+}
+
+// warpkit's verdict (InspectBy::warpkit): what the caller's header check found stands (size and
+// channels in fw.jpeg); the hardware decoder's limits are checked on the bytes.
+bool apply_own_inspection(FileWork& fw, bool hardware) {
+  fw.inspected = true;
+  if (!hardware) return true;  // the CUDA backend decodes every JPEG nvjpeg_unsuitable_reason lets through
+  const auto header = io::parse_jpeg_header(fw.bytes);
+  if (header && io::hardware_decoder_unsuitable_reason(fw.bytes, *header).empty()) return true;
+  fw.jpeg.channels = 0;
+  return false;
+}
 }  // namespace
 
 bool JpegDecodeService::inspect(FileWork& fw, Inspector& inspector) {
-  // WK_NVJPEG_INSPECT=decoder: the decoding thread inspects every file, as before issue 20's
-  // third pass (to measure what the move gained).
-  static const bool on_decoder = [] {
-    const char* e = std::getenv("WK_NVJPEG_INSPECT");
-    return e != nullptr && std::string_view(e) == "decoder";
-  }();
-  if (on_decoder) return true;
+  const InspectBy by = inspect_by();
+  if (by == InspectBy::decoder) return true;
   if (!inspector.parser && !inspector.unavailable) {
     if (library_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
     const std::shared_ptr<io::NvjpegLibrary> library = library_.get();
     if (!library) return true;  // the service refuses: submit says so
-    try {
-      WK_CUDA_CHECK(cudaSetDevice(device_));
-      inspector.parser = std::make_unique<io::NvjpegParser>(library);
-    } catch (const std::exception&) {
-      inspector.unavailable = true;
+    inspector.hardware = library->hardware();
+    if (by == InspectBy::warpkit) {
+      inspector.unavailable = true;  // no parser needed
+      inspector.own = true;
+    } else {
+      try {
+        WK_CUDA_CHECK(cudaSetDevice(device_));
+        inspector.parser = std::make_unique<io::NvjpegParser>(library);
+      } catch (const std::exception&) {
+        inspector.unavailable = true;
+      }
     }
   }
-  if (!inspector.parser) return true;
+  if (!inspector.parser && !inspector.own) return true;
   const auto t0 = Clock::now();
-  io::NvjpegImageInfo info;
-  const std::string why_not = inspector.parser->inspect(fw.bytes, info);
+  bool taken;
+  if (inspector.own) {
+    taken = apply_own_inspection(fw, inspector.hardware);
+  } else {
+    io::NvjpegImageInfo info;
+    const std::string why_not = inspector.parser->inspect(fw.bytes, info);
+    taken = apply_inspection(fw, why_not, info);
+  }
   worker_inspect_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
-  return apply_inspection(fw, why_not, info);
+  return taken;
 }
 
 bool JpegDecodeService::room() const {
@@ -303,6 +333,10 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
   const auto t_inspect = Clock::now();
   for (auto& fw : batch) {
     if (fw->inspected) continue;
+    if (inspect_by() == InspectBy::warpkit) {
+      apply_own_inspection(*fw, decoder.library().hardware());
+      continue;
+    }
     io::NvjpegImageInfo info;
     const std::string why_not = decoder.inspect(fw->bytes, info);
     apply_inspection(*fw, why_not, info);

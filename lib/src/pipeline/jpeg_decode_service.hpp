@@ -72,14 +72,17 @@ class JpegDecodeService {
   bool wait_started();
   Stats stats();
 
-  // One worker's nvJPEG parser (made by inspect once the library handle exists).
+  // One worker's means of inspection, set up by inspect once the library handle exists: an
+  // nvJPEG parser, or (WK_NVJPEG_INSPECT=warpkit) warpkit's own check of the hardware decoder's limits.
   class Inspector {
     friend class JpegDecodeService;
     std::unique_ptr<io::NvjpegParser> parser;
-    bool unavailable = false;  // the parser could not be made: the decoding thread inspects
+    bool unavailable = false;  // no parser (none could be made, or none is needed)
+    bool own = false;          // warpkit's own check
+    bool hardware = false;     // the library is the hardware decoder's
   };
-  // nvJPEG's inspection of a read JPEG (after the caller's own header check) on the caller's
-  // thread. False: nvJPEG turns it down (decode it with OpenCV); true: submit it (inspected, or
+  // The inspection of a read JPEG (after the caller's own header check) on the caller's thread.
+  // False: the decoder would turn it down (decode it with OpenCV); true: submit it (inspected, or
   // left to the decoding thread while the library handle does not exist yet).
   bool inspect(FileWork& fw, Inspector& inspector);
 
