@@ -17,8 +17,8 @@ struct FileWork {
                                     // (a GPU failure after the decode decodes it again on the CPU)
   bool finished = false;            // r is final: skipped, or failed before decoding
   io::NvjpegImageInfo jpeg;         // what nvJPEG will decode this file to; channels 0: not nvJPEG's
-  bool inspected = false;           // nvJPEG has looked at it (JpegDecodeService::inspect); else
-                                    // `jpeg` is from warpkit's own header parse
+  bool inspected = false;           // the decoder's limits were checked (JpegDecodeService::inspect:
+                                    // nvJPEG's look or warpkit's); else `jpeg` is from the header parse only
   // Filled by the JpegDecodeService: the decoded pixels (on the service's GPU) when `decoded`.
   bool decoded = false;
   DeviceImage image;

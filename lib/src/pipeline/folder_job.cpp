@@ -820,7 +820,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
       }
       ~ProducerDone() { (*this)(); }
     } producer_done{service};
-    JpegDecodeService::Inspector inspector;  // this worker's nvJPEG parser
+    JpegDecodeService::Inspector inspector;  // this worker's nvJPEG parser (or warpkit's check)
     try {
       for (;;) {
         if (!settled) {

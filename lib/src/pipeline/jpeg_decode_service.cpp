@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <string_view>
 #include <optional>
+#include <string_view>
 
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
