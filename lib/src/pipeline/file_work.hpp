@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "io/nvjpeg_decoder.hpp"
+#include "wk/io/jpeg_header.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
@@ -16,6 +17,7 @@ struct FileWork {
   std::vector<std::uint8_t> bytes;  // the file; kept until the file is done when nvJPEG decodes it
                                     // (a GPU failure after the decode decodes it again on the CPU)
   bool finished = false;            // r is final: skipped, or failed before decoding
+  io::JpegHeader header;            // warpkit's parse of its headers (when it goes to nvJPEG)
   io::NvjpegImageInfo jpeg;         // what nvJPEG will decode this file to; channels 0: not nvJPEG's
   bool inspected = false;           // the decoder's limits were checked (JpegDecodeService::inspect:
                                     // nvJPEG's look or warpkit's); else `jpeg` is from the header parse only

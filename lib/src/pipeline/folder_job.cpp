@@ -395,6 +395,7 @@ bool for_nvjpeg(const Shared& sh, FileWork& fw) {
     fw.finished = true;
     return false;
   }
+  fw.header = *header;
   fw.jpeg = io::NvjpegImageInfo{header->width, header->height, header->components == 1 ? 1 : 3};
   return true;
 }

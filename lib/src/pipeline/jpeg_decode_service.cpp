@@ -31,7 +31,7 @@ std::size_t pixel_bytes(const FileWork& fw) {
 JpegDecodeService::JpegDecodeService(Options o)
     : device_(o.device), notice_(std::move(o.notice)), warm_jpeg_(std::move(o.warm_jpeg)),
       first_batch_(std::clamp(o.first_batch, 1, std::max(1, o.batch))), batch_(std::max(1, o.batch)),
-      producers_(o.producers) {
+      producers_(o.producers), inspect_by_(inspect_by_from_environment()) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -63,53 +63,45 @@ bool apply_inspection(FileWork& fw, const std::string& why_not, const io::Nvjpeg
   return taken;
 }
 
-// Who inspects the JPEGs (WK_NVJPEG_INSPECT, to compare them in one run; the default is
-// `workers`): nvJPEG on each worker (a parser per worker), nvJPEG on the decoding thread (before
-// issue 20's third pass), or warpkit's own marker walk on each worker (no nvJPEG call but the
-// decode: io::hardware_decoder_unsuitable_reason).
-enum class InspectBy { workers, decoder, warpkit };
-InspectBy inspect_by() {  // read per file (a test switches it between jobs)
-  const char* e = std::getenv("WK_NVJPEG_INSPECT");
-  const std::string_view v = e ? e : "";
-  return v == "decoder" ? InspectBy::decoder : v == "warpkit" ? InspectBy::warpkit : InspectBy::workers;
-}
-
 // warpkit's verdict (InspectBy::warpkit): what the caller's header check found stands (size and
 // channels in fw.jpeg); the hardware decoder's limits are checked on the bytes.
 bool apply_own_inspection(FileWork& fw, bool hardware) {
   fw.inspected = true;
   if (!hardware) return true;  // the CUDA backend decodes every JPEG nvjpeg_unsuitable_reason lets through
-  const auto header = io::parse_jpeg_header(fw.bytes);
-  if (header && io::hardware_decoder_unsuitable_reason(fw.bytes, *header).empty()) return true;
+  if (io::hardware_decoder_unsuitable_reason(fw.bytes, fw.header).empty()) return true;
   fw.jpeg.channels = 0;
   return false;
 }
 }  // namespace
 
+JpegDecodeService::InspectBy JpegDecodeService::inspect_by_from_environment() {
+  const char* e = std::getenv("WK_NVJPEG_INSPECT");
+  const std::string_view v = e ? e : "";
+  return v == "decoder" ? InspectBy::decoder : v == "warpkit" ? InspectBy::warpkit : InspectBy::workers;
+}
+
 bool JpegDecodeService::inspect(FileWork& fw, Inspector& inspector) {
-  const InspectBy by = inspect_by();
-  if (by == InspectBy::decoder) return true;
-  if (!inspector.parser && !inspector.unavailable) {
+  if (inspect_by_ == InspectBy::decoder) return true;
+  if (!inspector.set_up) {
     if (library_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
     const std::shared_ptr<io::NvjpegLibrary> library = library_.get();
     if (!library) return true;  // the service refuses: submit says so
+    inspector.set_up = true;
     inspector.hardware = library->hardware();
-    if (by == InspectBy::warpkit) {
-      inspector.unavailable = true;  // no parser needed
-      inspector.own = true;
-    } else {
+    if (inspect_by_ == InspectBy::workers) {
       try {
         WK_CUDA_CHECK(cudaSetDevice(device_));
         inspector.parser = std::make_unique<io::NvjpegParser>(library);
       } catch (const std::exception&) {
-        inspector.unavailable = true;
+        // no parser: the decoding thread inspects this worker's files
       }
     }
   }
-  if (!inspector.parser && !inspector.own) return true;
+  const bool own = inspect_by_ == InspectBy::warpkit;
+  if (!own && !inspector.parser) return true;
   const auto t0 = Clock::now();
   bool taken;
-  if (inspector.own) {
+  if (own) {
     taken = apply_own_inspection(fw, inspector.hardware);
   } else {
     io::NvjpegImageInfo info;
@@ -333,7 +325,7 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
   const auto t_inspect = Clock::now();
   for (auto& fw : batch) {
     if (fw->inspected) continue;
-    if (inspect_by() == InspectBy::warpkit) {
+    if (inspect_by_ == InspectBy::warpkit) {
       apply_own_inspection(*fw, decoder.library().hardware());
       continue;
     }

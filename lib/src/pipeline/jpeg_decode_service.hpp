@@ -73,13 +73,13 @@ class JpegDecodeService {
   Stats stats();
 
   // One worker's means of inspection, set up by inspect once the library handle exists: an
-  // nvJPEG parser, or (WK_NVJPEG_INSPECT=warpkit) warpkit's own check of the hardware decoder's limits.
+  // nvJPEG parser, or (WK_NVJPEG_INSPECT=warpkit) none: warpkit's own check of the hardware
+  // decoder's limits.
   class Inspector {
     friend class JpegDecodeService;
-    std::unique_ptr<io::NvjpegParser> parser;
-    bool unavailable = false;  // no parser (none could be made, or none is needed)
-    bool own = false;          // warpkit's own check
-    bool hardware = false;     // the library is the hardware decoder's
+    bool set_up = false;
+    bool hardware = false;                     // the library is the hardware decoder's
+    std::unique_ptr<io::NvjpegParser> parser;  // null when none is needed or none could be made
   };
   // The inspection of a read JPEG (after the caller's own header check) on the caller's thread.
   // False: the decoder would turn it down (decode it with OpenCV); true: submit it (inspected, or
@@ -125,6 +125,13 @@ class JpegDecodeService {
   void decode(std::vector<std::unique_ptr<FileWork>>& batch, io::NvjpegDecoder& decoder, cudaStream_t stream, Stats& st);
   void warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream);
 
+  // Who inspects the JPEGs (WK_NVJPEG_INSPECT, read once per service, to compare them in one
+  // run; the default is `workers`): nvJPEG on each worker (a parser per worker), nvJPEG on the
+  // decoding thread (before issue 20's third pass), or warpkit's own marker walk on each worker
+  // (no nvJPEG call but the decode: io::hardware_decoder_unsuitable_reason).
+  enum class InspectBy { workers, decoder, warpkit };
+  static InspectBy inspect_by_from_environment();
+
   const int device_;
   Notice notice_;
   const std::filesystem::path warm_jpeg_;
@@ -133,6 +140,7 @@ class JpegDecodeService {
   std::condition_variable changed_;
   int batch_;                 // halved after device-memory failures; 0: refusing
   int producers_;             // still submitting
+  const InspectBy inspect_by_;
   std::deque<std::unique_ptr<FileWork>> pending_, ready_;
   std::size_t pending_bytes_ = 0;
   int outstanding_ = 0;       // decoded, not yet recycled
