@@ -237,7 +237,7 @@ def run_and_kill_rank_1(r, argv, marker, ready, poll_s):
 
 def case_killed(r):
     w = r.a.work
-    make_photos(r, os.path.join(w, "photos"), 48, "1600x1200", "png")
+    make_photos(r, os.path.join(w, "photos"), 120, "1600x1200", "png")
     job = [r.a.image, "gauss:31", "photos", "--device", "cpu", "-q"]
     rc, _, err = r.run(job + ["-o", "reference"])
     check(rc == 0, "reference run: " + err)
@@ -247,8 +247,11 @@ def case_killed(r):
         # Once rank 0 checkpointed (every 0.5 s): the report covers what was finished by then.
         return len(done) >= 6 and os.path.exists(os.path.join(w, "killed.json"))
 
-    killed, rc, log = run_and_kill_rank_1(r, job + ["-o", "killed-out", "--report", "killed.json"], "killed-out",
-                                          checkpointed_after_six, 0.02)
+    # One worker per rank: the job must outlast the first checkpoint (0.5 s) on any machine. With a
+    # worker per core, the 16-core GPU machine finished all 48 photos of the earlier version in
+    # ~0.2 s, before rank 1 could be killed; 40 photos per rank at ~30-55 ms each take over 1 s.
+    killed, rc, log = run_and_kill_rank_1(r, job + ["--threads", "1", "-o", "killed-out", "--report", "killed.json"],
+                                          "killed-out", checkpointed_after_six, 0.02)
     print(log)
     check(killed, "rank 1 was not found or the job ended before it could be killed")
     check(rc != 0, "mpirun returned 0 although rank 1 was killed")
