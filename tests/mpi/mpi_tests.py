@@ -248,8 +248,9 @@ def case_killed(r):
         return len(done) >= 6 and os.path.exists(os.path.join(w, "killed.json"))
 
     # One worker per rank: the job must outlast the first checkpoint (0.5 s) on any machine. With a
-    # worker per core, the 16-core GPU machine finished all 48 photos of the earlier version in
-    # ~0.2 s, before rank 1 could be killed; 40 photos per rank at ~30-55 ms each take over 1 s.
+    # worker per core, the 16-core GPU machine finished the 48 photos of the earlier version before
+    # rank 1 was killed (rank 0's report was complete); ~40 photos per rank at ~30-55 ms each take
+    # over a second.
     killed, rc, log = run_and_kill_rank_1(r, job + ["--threads", "1", "-o", "killed-out", "--report", "killed.json"],
                                           "killed-out", checkpointed_after_six, 0.02)
     print(log)
