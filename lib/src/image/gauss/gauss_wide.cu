@@ -4,13 +4,15 @@
 //
 // Arithmetic. OpenCV's 8-bit Gaussian is exact integer arithmetic (coefficients with 8 fraction
 // bits summing to 256, out = (sum_i c_i sum_j c_j in + 2^15) >> 16), so the vertical pass may run
-// first. It runs in SIMD within a register: a word holds two columns of the same parity in its
-// 16-bit lanes -- E = (c0, c2), O = (c1, c3) of each 4 bytes, one PRMT each -- and every vertical
-// sum is at most 256 * 255 = 65280, so no lane carries into the next (each input row, unpacked
-// once, is multiplied into the 2R + 1 output rows in progress). The horizontal pass is 16 x 8-bit dot products:
-// dp2a multiplies a word's two 16-bit sums by two 8-bit weights and adds both to a 32-bit
-// accumulator started at 2^15 (sums stay below 2^24: exact), so a pixel costs about R + 1 dp2a; the
-// weight pairs, one per distance, are kernel parameters. The output byte is byte 2 of the sum.
+// first. It runs as 8-bit dot products: the input rows, in groups of 4, are transposed once into a
+// word per column (byte b: row 4g + b), and an output row's vertical sum is a dp4a of each group
+// its window touches against weight words made for its row phase (4.5 dp4a per pixel at 15 x 15,
+// where multiply-adds in 16-bit lanes took 7.5; every sum is at most 256 * 255 = 65280). The
+// sums are packed two columns of the same parity per word -- E = (c0, c2), O = (c1, c3) of each 4
+// columns, in 16-bit lanes -- and the horizontal pass is 16 x 8-bit dot products: dp2a multiplies
+// a word's two sums by two 8-bit weights and adds both to a 32-bit accumulator started at 2^15
+// (sums stay below 2^24: exact), so a pixel costs about R + 1 dp2a; the weight pairs, one per
+// distance, are kernel parameters. The output byte is byte 2 of the sum.
 //
 // Geometry. A lane owns 8 columns (one 64-bit load per row) and walks P::rows_per_warp rows; lanes
 // 0 and 31 only load the halo of their neighbours (R <= 7 < 8), so a warp stores 240 columns; the
@@ -19,7 +21,9 @@
 // assembles its bytes one by one. Interior warps run a copy of the row walk without border logic.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "image/gauss/gauss_gpu.hpp"
 #include "image/gauss/gauss_stream.cuh"
@@ -34,17 +38,26 @@ using gauss_stream::kChunkPx;                // columns per lane: one 64-bit loa
 constexpr int kWarpOutPx = 30 * kChunkPx;   // lanes 1..30 store: 240 columns per warp
 constexpr int kWords = 12;                  // pair words of the left, own and right chunks
 constexpr int kMinR = 2, kMaxR = 7;
+// Row groups of 4 an output row's window (2R + 1 rows, any phase) spans at most.
+constexpr int kQuadsPerRow = (3 + 2 * kMaxR) / 4 + 1;
 
-// 8 warps of 8 rows, 4 rows ahead, 2 blocks per SM: the best at 15x15 of a sweep on the H100
+// 8 warps of 8 rows, 3 rows ahead, 3 blocks per SM (80 registers): the best at 15x15 of a sweep
+// on the H100; 5x5 and 7x7 take 4 warps, 4 rows ahead, 6 blocks per SM, 2 % faster at 7x7
 // (docs/apod/gauss.md).
-using WidePolicy = gauss_stream::Policy<8, 8, 4, 2>;
+using WidePolicy = gauss_stream::Policy<8, 8, 3, 3>;
+using NarrowPolicy = gauss_stream::Policy<4, 8, 4, 6>;
+template <int R>
+using PolicyFor = std::conditional_t<(R <= 3), NarrowPolicy, WidePolicy>;
 
 struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
-  unsigned vweight[kMaxR + 1];      // vweight[d]: the tap at distance d from the centre
   // The weights of a pair word's two columns, at distances lo and lo + 2 from the output column,
   // in bytes 0 and 1: hpair[lo + R + 2], lo = -R - 2 .. R (2R + 3 distinct words, few enough to
   // stay in uniform registers across the row loop).
   unsigned hpair[2 * kMaxR + 3];
+  // The vertical weights of one column's four rows 4g .. 4g + 3 of the warp's input rows for
+  // output row t = 4a + p (p = t mod 4) and group g = a + m, in bytes 0..3: vquad[p][m] (rows
+  // outside t's window weigh 0).
+  unsigned vquad[4][kQuadsPerRow];
 };
 
 // Pair word j = 4c + w: chunk c (0 left, 1 own, 2 right), word w (E0 = columns 0, 2; O0 = 1, 3;
@@ -77,30 +90,26 @@ __device__ __forceinline__ uint2 load_row(const GaussWideArgs& a, int x0, bool i
   return gauss_stream::load_partial_chunk<R>(a, row, x0);
 }
 
-struct Quad {
-  unsigned w[4];  // E0, O0, E1, O1: two columns of the same parity in 16-bit lanes
-};
-__device__ __forceinline__ Quad unpack(uint2 c) {
-  return {{__byte_perm(c.x, 0u, 0x4240), __byte_perm(c.x, 0u, 0x4341), __byte_perm(c.y, 0u, 0x4240),
-           __byte_perm(c.y, 0u, 0x4341)}};
+// Columns 0..3 of four rows (a 4 x 4 byte block) as four column words: byte b of word c is row
+// b's column c. Two rounds of byte permutes, 8 PRMT.
+__device__ __forceinline__ void transpose4(unsigned r0, unsigned r1, unsigned r2, unsigned r3, unsigned* col) {
+  const unsigned lo01 = __byte_perm(r0, r1, 0x5140), hi01 = __byte_perm(r0, r1, 0x7362);  // r0c0 r1c0 r0c1 r1c1 | c2 c3
+  const unsigned lo23 = __byte_perm(r2, r3, 0x5140), hi23 = __byte_perm(r2, r3, 0x7362);
+  col[0] = __byte_perm(lo01, lo23, 0x5410);
+  col[1] = __byte_perm(lo01, lo23, 0x7632);
+  col[2] = __byte_perm(hi01, hi23, 0x5410);
+  col[3] = __byte_perm(hi01, hi23, 0x7632);
 }
 
 // The rows y0 .. y0 + rows per warp - 1 of one warp; the lane's chunk starts at column x0.
 template <int R, class P, bool kInterior>
 __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0) {
   constexpr int kRowsPerWarp = P::rows_per_warp, kRowsAhead = P::rows_ahead;
-  constexpr int K = 2 * R + 1;
   constexpr int kInRows = kRowsPerWarp + 2 * R;
   const int lane = threadIdx.x;
   const bool inside = x0 >= 0 && x0 + kChunkPx <= a.width;
   const bool stores = lane >= 1 && lane <= 30 && (kInterior || x0 < a.width);
 
-  // Fully unrolled over the input rows: the arrays are registers, only kRowsAhead + 1 raw rows and
-  // the K output rows in progress live at a time. The vertical pass accumulates: input row i,
-  // unpacked once, adds its weight times its words to each output row whose window holds it
-  // (the first, i == t, starts the sum), and output row t is complete at input row t + 2R.
-  uint2 raw[kInRows];
-  unsigned acc[kRowsPerWarp][4];
   // Interior warps load through a running row pointer: one 64-bit add per row instead of
   // rebuilding row * pitch (15x15 515 -> 532 Gpx/s, 7x7 837 -> 891 on the H100); the border path
   // resolves each row's source. (Holding the dp2a weight pairs in registers instead of the
@@ -115,31 +124,20 @@ __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0
       return load_row<R, kInterior>(a, x0, inside, y0 - R + i);
     }
   };
-#pragma unroll
-  for (int i = 0; i < kRowsAhead && i < kInRows; ++i) raw[i] = load(i);
-#pragma unroll
-  for (int i = 0; i < kInRows; ++i) {
-    if (i + kRowsAhead < kInRows) raw[i + kRowsAhead] = load(i + kRowsAhead);
-    const Quad row = unpack(raw[i]);
-#pragma unroll
-    for (int t = i - 2 * R; t <= i; ++t) {
-      if (t < 0 || t >= kRowsPerWarp) continue;
-      const unsigned w = a.vweight[i - R - t < 0 ? t + R - i : i - R - t];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) acc[t][q] = t == i ? w * row.w[q] : acc[t][q] + w * row.w[q];
-    }
-    if (i < K - 1) continue;
-    const int y = y0 + i - 2 * R;  // the output row whose window ends at input row i
-    // The lane's 4 vertical sums, then the neighbours' by shuffles.
+
+  // The horizontal pass of output row t from the lane's 4 pair words of vertical sums: the
+  // neighbours' words by shuffles (every lane), then dp2a and the store.
+  auto finish_row = [&](int t, const unsigned (&own)[4]) {
+    const int y = y0 + t;
     unsigned word[kWords];
 #pragma unroll
-    for (int w = 0; w < 4; ++w) word[4 + w] = acc[i - 2 * R][w];
+    for (int w = 0; w < 4; ++w) word[4 + w] = own[w];
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       word[w] = word_needed(R, w) ? __shfl_up_sync(0xFFFFFFFFu, word[4 + w], 1) : 0u;
       word[8 + w] = word_needed(R, 8 + w) ? __shfl_down_sync(0xFFFFFFFFu, word[4 + w], 1) : 0u;
     }
-    if (!stores || (!kInterior && y >= a.height)) continue;
+    if (!stores || (!kInterior && y >= a.height)) return;
     unsigned out[kChunkPx];  // the result in byte 2
 #pragma unroll
     for (int q = 0; q < kChunkPx; ++q) {
@@ -150,6 +148,48 @@ __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0
       out[q] = s;
     }
     gauss_stream::store_bytes<kInterior>(a, x0, y, gauss_stream::pack_byte2(out));
+  };
+
+  // Fully unrolled over the input rows: the arrays are registers, only kRowsAhead + 1 raw rows and
+  // the rows in progress live at a time.
+  uint2 raw[kInRows];
+#pragma unroll
+  for (int i = 0; i < kRowsAhead && i < kInRows; ++i) raw[i] = load(i);
+
+  // Input rows in groups of 4 (group g: rows 4g .. 4g + 3, past the last row zero), each
+  // transposed once into 8 column words (byte b: row 4g + b); output row t = 4a + p is then the
+  // sum over m of dp4a(group a + m's column word, vquad[p][m]): (p + 2R) / 4 + 1 dp4a per pixel.
+  // Output row t is done once the group holding its last input row, t + 2R, is. (Groups of 4
+  // make the outputs come in bursts; only the groups an unfinished row needs stay live.)
+  constexpr int kGroups = (kInRows + 3) / 4;
+  unsigned col[kGroups][kChunkPx];
+#pragma unroll
+  for (int i = 0; i < kInRows; ++i) {
+    if (i + kRowsAhead < kInRows) raw[i + kRowsAhead] = load(i + kRowsAhead);
+    if (i % 4 != 3 && i != kInRows - 1) continue;
+    const int g = i / 4;
+    uint2 r[4];
+#pragma unroll
+    for (int b = 0; b < 4; ++b) r[b] = 4 * g + b < kInRows ? raw[4 * g + b] : make_uint2(0u, 0u);
+    transpose4(r[0].x, r[1].x, r[2].x, r[3].x, &col[g][0]);
+    transpose4(r[0].y, r[1].y, r[2].y, r[3].y, &col[g][4]);
+#pragma unroll
+    for (int t = 0; t < kRowsPerWarp; ++t) {
+      if ((t + 2 * R) / 4 != g) continue;
+      const int p = t % 4, first = t / 4;
+      unsigned v[kChunkPx];
+#pragma unroll
+      for (int c = 0; c < kChunkPx; ++c) {
+        unsigned sum = 0u;
+#pragma unroll
+        for (int m = 0; m <= (p + 2 * R) / 4; ++m) sum = __dp4a(col[first + m][c], a.vquad[p][m], sum);
+        v[c] = sum;
+      }
+      // Pair words E0 = (c0, c2), O0 = (c1, c3), E1 = (c4, c6), O1 = (c5, c7): sums below 2^16.
+      const unsigned own[4] = {__byte_perm(v[0], v[2], 0x5410), __byte_perm(v[1], v[3], 0x5410),
+                               __byte_perm(v[4], v[6], 0x5410), __byte_perm(v[5], v[7], 0x5410)};
+      finish_row(t, own);
+    }
   }
 }
 
@@ -166,7 +206,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(c
   else walk_rows<R, P, false>(a, x0, y0);
 }
 
-template <int R, class P = WidePolicy>
+template <int R, class P = PolicyFor<R>>
 void launch(const GaussWideArgs& a, cudaStream_t stream) {
   const dim3 grid((a.width + kWarpOutPx - 1) / kWarpOutPx, (a.height + P::block_rows - 1) / P::block_rows), block(32, P::warps);
   gauss_wide_kernel<R, P><<<grid, block, 0, stream>>>(a);
@@ -176,7 +216,7 @@ void launch(const GaussWideArgs& a, cudaStream_t stream) {
 
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k) {
   // dp2a takes 8-bit weights: a centre weight of 256 (tiny sigma) is left to the stand-in rung.
-  return gauss_stream::supported(src, dst, k, 2 * kMinR + 1, 2 * kMaxR + 1, 255, WidePolicy::block_rows);
+  return gauss_stream::supported(src, dst, k, 2 * kMinR + 1, 2 * kMaxR + 1, 255, std::min(WidePolicy::block_rows, NarrowPolicy::block_rows));
 }
 
 void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border,
@@ -187,9 +227,11 @@ void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>
   const int R = static_cast<int>(k.size()) / 2;
   GaussWideArgs a{};
   gauss_stream::set_borders(a, R, src, dst, border);
-  for (int d = 0; d <= R; ++d) a.vweight[d] = static_cast<unsigned>(k[R + d]);
   auto tap = [&](int d) { return d >= -R && d <= R ? static_cast<unsigned>(k[R + d]) : 0u; };
   for (int lo = -R - 2; lo <= R; ++lo) a.hpair[lo + R + 2] = tap(lo) | tap(lo + 2) << 8;
+  for (int p = 0; p < 4; ++p)
+    for (int m = 0; m < kQuadsPerRow; ++m)
+      for (int b = 0; b < 4; ++b) a.vquad[p][m] |= tap(4 * m + b - p - R) << (8 * b);
   switch (R) {
     case 2: launch<2>(a, stream); break;
     case 3: launch<3>(a, stream); break;
