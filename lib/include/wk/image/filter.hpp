@@ -116,7 +116,7 @@ enum class ConvVariant {
                      // 16-bit lanes; other images and ops: register_blocked (gauss above 7x7:
                      // separable; sharpen: its separable path) under this name
   vectorized_wide,   // gauss 5x5..15x15 only: the streaming 8 px x 8 rows/thread kernel on aligned
-                     // 1-channel 8-bit rows, vertical pass in packed 16-bit lanes, horizontal dp2a;
+                     // 1-channel 8-bit rows, vertical pass dp4a over 4-row groups, horizontal dp2a;
                      // other images and ops: as vectorized_5x5
 };
 

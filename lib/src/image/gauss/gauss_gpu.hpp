@@ -53,12 +53,13 @@ void gauss_vectorized_sharpen(const GpuImage& src, const GpuImage& dst, const st
                               const SharpenEpilogue& sharpen, cudaStream_t stream);
 
 // The vectorized_wide rung (gauss_wide.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 5..15 with
-// a symmetric kernel summing to 256, every weight below 256, at most 65535 * 64 rows.
+// a symmetric kernel summing to 256, every weight below 256, at most 65535 * 32 rows.
 bool gauss_wide_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);
 
 // A streaming kernel (8 columns x 8 rows per thread, 64-bit loads and stores): the vertical pass
-// first, in 16-bit lanes of packed words, then the horizontal pass as 16 x 8-bit dot products
-// (dp2a). Bit-exact. Throws Error{internal} when !gauss_wide_supported.
+// first, as 8-bit dot products (dp4a) over 4-row groups transposed into column words, then the
+// horizontal pass as 16 x 8-bit dot products (dp2a) on the sums packed in 16-bit lanes. Bit-exact.
+// Throws Error{internal} when !gauss_wide_supported.
 void gauss_wide(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                 cudaStream_t stream);
 
