@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "image/filter/block_order.cuh"
 #include "image/gauss/gauss_gpu.hpp"
 #include "image/gauss/gauss_stream.cuh"
 #include "wk/core/cuda_check.hpp"
@@ -240,9 +241,10 @@ __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0
 
 template <int R, class P>
 __global__ void __launch_bounds__(P::threads, P::min_blocks) gauss_wide_kernel(const __grid_constant__ GaussWideArgs a) {
-  const int y0 = (blockIdx.y * P::warps + threadIdx.y) * P::rows_per_warp;
+  const auto [bx, by] = edge_columns_first();  // the slow edge blocks first (block_order.cuh)
+  const int y0 = (by * P::warps + threadIdx.y) * P::rows_per_warp;
   if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
-  const int first = int(blockIdx.x) * kWarpOutPx - kChunkPx;  // lane 0's chunk
+  const int first = bx * kWarpOutPx - kChunkPx;  // lane 0's chunk
   const int x0 = first + int(threadIdx.x) * kChunkPx;
   // Warps whose 32 chunks and rows lie inside the image skip the border and edge checks: all but
   // the first and last warp of each row of warps, and the first and last rows of warps.
