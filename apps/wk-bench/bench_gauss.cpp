@@ -31,7 +31,7 @@ int bench_gauss(const Options& o) {
     b.rungs = all_rungs();
     if (k <= 5) b.rungs.push_back(image::ConvVariant::vectorized_5x5);
     b.rungs.push_back(image::ConvVariant::vectorized_wide);
-    b.default_rung = image::gauss_default_variant(k);
+    b.default_rung = image::gauss_default_variant(k, sigma);
 #if defined(WK_HAVE_NPP)
     if (sigma != 0) b.npp_note = "NPP's fixed 5x5 mask: NPP has no sigma";
     b.npp = [k](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {

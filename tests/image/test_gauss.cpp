@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <numeric>
 
 #include "filter_test_util.hpp"
@@ -25,6 +26,25 @@ TEST_CASE("gauss_fixed_point_kernel: symmetric integers summing to 256", "[gauss
       for (int v : c) CHECK(v >= 0);
     }
   CHECK(image::gauss_fixed_point_kernel(5, 0) == std::vector<int>{16, 64, 96, 64, 16});
+}
+
+TEST_CASE("gauss_default_variant: 5x5 with taps off the multiples of 16 goes to vectorized_wide", "[gauss]") {
+  using image::ConvVariant;
+  const auto small = [](double sigma) {
+    const auto c = image::gauss_fixed_point_kernel(5, sigma);
+    return std::all_of(c.begin(), c.end(), [](int t) { return t % 16 == 0; });
+  };
+  REQUIRE(small(0.0));
+  REQUIRE_FALSE(small(1.5));
+  CHECK(image::gauss_default_variant(3) == ConvVariant::vectorized_5x5);
+  CHECK(image::gauss_default_variant(5) == ConvVariant::vectorized_5x5);
+  CHECK(image::gauss_default_variant(5, 0.0) == ConvVariant::vectorized_5x5);
+  CHECK(image::gauss_default_variant(5, 1.5) == ConvVariant::vectorized_wide);
+  CHECK(image::gauss_default_variant(7, 1.5) == ConvVariant::vectorized_wide);
+  CHECK(image::gauss_default_variant(15) == ConvVariant::vectorized_wide);
+  CHECK(image::gauss_default_variant(17) == ConvVariant::separable);
+  // Arguments gauss() refuses later still get an answer here.
+  CHECK(image::gauss_default_variant(5, -1.0) == ConvVariant::vectorized_5x5);
 }
 
 TEST_CASE("the fixed-point model is bit-exact to cv::GaussianBlur, and so is gauss_cpu on every border", "[gauss]") {

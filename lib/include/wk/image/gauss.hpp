@@ -21,17 +21,18 @@ void check_gauss_args(int ksize, double sigma);
 // diffusion). Out = gauss_fixed_round(sum_i k[i] * sum_j k[j] * in) (filter_formula.hpp).
 std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma);
 
-// The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, 2026-11-22,
-// docs/apod/gauss.md): vectorized_5x5 up to 5 x 5 (820 vs 329 Gpx/s for register_blocked),
-// vectorized_wide for 7 x 7 .. 15 x 15 (15x15: 411 vs 98 for separable), separable above; colour,
-// unaligned rows or a centre weight of 256 take register_blocked (K <= 7) or separable under those
-// names. Every rung is bit-exact.
-ConvVariant gauss_default_variant(int ksize);
+// The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, docs/apod/gauss.md):
+// vectorized_5x5 up to 5 x 5 (1194 vs 331 Gpx/s for register_blocked), except 5 x 5 with taps that
+// are not all multiples of 16 (a sigma other than the default; 1146 vs 1084 Gpx/s, 2026-11-26),
+// vectorized_wide for those and for 7 x 7 .. 15 x 15 (15x15: 700 vs 98 for separable), separable
+// above; colour, unaligned rows or a centre weight of 256 take register_blocked (K <= 7) or
+// separable under those names. Every rung is bit-exact.
+ConvVariant gauss_default_variant(int ksize, double sigma = 0);
 
 // GPU: d_src, d_dst device images of the same size and channels (1, 3 or 4), not overlapping.
 // Asynchronous on `stream`. Throws wk::Error{usage} when the kernel is larger than the image.
 void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize)
+           std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize, sigma)
 void gauss(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
            std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize)
 

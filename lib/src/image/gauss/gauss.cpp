@@ -2,6 +2,7 @@
 // kernel for each rung.
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -62,7 +63,13 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma) {
   return gauss_fixed_kernel(ksize, sigma);
 }
 
-ConvVariant gauss_default_variant(int ksize) {
+ConvVariant gauss_default_variant(int ksize, double sigma) {
+  if (ksize == 5 && sigma > 0 && std::isfinite(sigma)) {
+    // vectorized_5x5 runs taps that are all multiples of 16 (sigma 0's) in 16-bit lanes; others
+    // are faster in vectorized_wide.
+    const std::vector<int> k = gauss_fixed_kernel(ksize, sigma);
+    if (!std::all_of(k.begin(), k.end(), [](int t) { return t % 16 == 0; })) return ConvVariant::vectorized_wide;
+  }
   if (ksize <= 5) return ConvVariant::vectorized_5x5;
   return ksize <= 15 ? ConvVariant::vectorized_wide : ConvVariant::separable;
 }
@@ -105,7 +112,7 @@ bool prepare(const GpuImage& s, const GpuImage& d, int ksize, double sigma) {
 
 void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
            std::optional<ConvVariant> rung) {
-  ConvVariant variant = rung.value_or(gauss_default_variant(ksize));
+  ConvVariant variant = rung.value_or(gauss_default_variant(ksize, sigma));
   const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
   if (!prepare(s, d, ksize, sigma)) return;
   if (ksize == 1) return copy_image(s, d, stream);  // cv::GaussianBlur copies for 1 x 1
