@@ -11,14 +11,15 @@
 // sums are packed two columns of the same parity per word -- E = (c0, c2), O = (c1, c3) of each 4
 // columns, in 16-bit lanes -- and the horizontal pass is 16 x 8-bit dot products: dp2a multiplies
 // a word's two sums by two 8-bit weights and adds both to a 32-bit accumulator started at 2^15
-// (sums stay below 2^24: exact), so a pixel costs about R + 1 dp2a; the weight pairs, one per
-// distance, are kernel parameters. The output byte is byte 2 of the sum.
+// (sums stay below 2^24: exact), so a pixel costs R + 1 dp2a (with the shifted pair words below);
+// the weight pairs, one per distance, are kernel parameters. The output byte is byte 2 of the sum.
 //
 // Geometry. A lane owns 8 columns (one 64-bit load per row) and walks P::rows_per_warp rows; lanes
 // 0 and 31 only load the halo of their neighbours (R <= 7 < 8), so a warp stores 240 columns; the
 // neighbours' vertical sums come by shuffles. Borders: columns -R .. -1, W .. W + R - 1 and rows
 // -R .. -1, H .. H + R - 1 are resolved once on the host; a chunk not wholly inside the row
 // assembles its bytes one by one. Interior warps run a copy of the row walk without border logic.
+// The two edge block columns run first (block_order.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
