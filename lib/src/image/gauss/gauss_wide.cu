@@ -169,8 +169,13 @@ __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0
   // The horizontal pass of output row t from the lane's 4 pair words of vertical sums: the
   // neighbours' words by shuffles (every lane), then dp2a and the store.
   constexpr HorizontalPlan plan = horizontal_plan(R);
+  // Interior warps store through a running row pointer too (the rows come in order): one 64-bit
+  // add per row instead of an address multiply on the busy FMA-heavy pipe (15x15 694 -> 706 Gpx/s).
+  std::uint8_t* out_row = a.dst + std::size_t(kInterior ? y0 : 0) * a.dst_pitch + x0;
   auto finish_row = [&](int t, const unsigned (&own)[4]) {
     const int y = y0 + t;
+    std::uint8_t* const row_out = out_row;
+    out_row += a.dst_pitch;
     unsigned word[kWords];
 #pragma unroll
     for (int w = 0; w < 4; ++w) word[4 + w] = own[w];
@@ -194,7 +199,11 @@ __device__ __forceinline__ void walk_rows(const GaussWideArgs& a, int x0, int y0
       }
       out[q] = s;
     }
-    gauss_stream::store_bytes<kInterior>(a, x0, y, gauss_stream::pack_byte2(out));
+    if constexpr (kInterior) {
+      *reinterpret_cast<uint2*>(row_out) = gauss_stream::pack_byte2(out);
+    } else {
+      gauss_stream::store_bytes<kInterior>(a, x0, y, gauss_stream::pack_byte2(out));
+    }
   };
 
   // Fully unrolled over the input rows: the arrays are registers, only kRowsAhead + 1 raw rows and
