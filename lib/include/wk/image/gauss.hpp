@@ -23,8 +23,8 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma);
 
 // The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, docs/apod/gauss.md):
 // vectorized_5x5 up to 5 x 5 (1194 vs 331 Gpx/s for register_blocked), except 5 x 5 with taps that
-// are not all multiples of 16 (a sigma other than the default; 1146 vs 1084 Gpx/s, 2026-11-26),
-// vectorized_wide for those and for 7 x 7 .. 15 x 15 (15x15: 689-701 vs 98 for separable), separable
+// are not all multiples of 16 (a sigma other than the default; 1163 vs 1080 Gpx/s, 2026-11-26),
+// vectorized_wide for those and for 7 x 7 .. 15 x 15 (15x15: 705-709 vs 98 for separable), separable
 // above; colour, unaligned rows or a centre weight of 256 take register_blocked (K <= 7) or
 // separable under those names. Every rung is bit-exact.
 ConvVariant gauss_default_variant(int ksize, double sigma = 0);

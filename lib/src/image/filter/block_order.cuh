@@ -6,7 +6,7 @@
 // much longer than the others. In the hardware's order (blockIdx.x fastest) the last band's edge
 // blocks start last and finish long after the rest: on the H100 the SMs sat idle for ~20 % of a
 // 15 x 15 Gaussian's time. Running the edge columns first lets the other blocks fill in behind
-// them (15 x 15 577 -> 698 Gpx/s; docs/apod/gauss.md). The 512-column kernels (gauss_vectorized.cu,
+// them (15 x 15 577 -> ~695 Gpx/s; docs/apod/gauss.md). The 512-column kernels (gauss_vectorized.cu,
 // stencil3x3.cu), whose strips divide such widths evenly, measured no gain from it and keep the
 // hardware's order.
 #include <cuda_runtime.h>
