@@ -2,7 +2,6 @@
 // kernel for each rung.
 #include <opencv2/imgproc.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -65,10 +64,9 @@ std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma) {
 
 ConvVariant gauss_default_variant(int ksize, double sigma) {
   if (ksize == 5 && sigma > 0 && std::isfinite(sigma)) {
-    // vectorized_5x5 runs taps that are all multiples of 16 (sigma 0's) in 16-bit lanes; others
-    // are faster in vectorized_wide.
-    const std::vector<int> k = gauss_fixed_kernel(ksize, sigma);
-    if (!std::all_of(k.begin(), k.end(), [](int t) { return t % 16 == 0; })) return ConvVariant::vectorized_wide;
+    // vectorized_5x5 runs small taps (sigma 0's) in 16-bit lanes; others are faster in
+    // vectorized_wide.
+    if (!gauss_small_taps(gauss_fixed_kernel(ksize, sigma))) return ConvVariant::vectorized_wide;
   }
   if (ksize <= 5) return ConvVariant::vectorized_5x5;
   return ksize <= 15 ? ConvVariant::vectorized_wide : ConvVariant::separable;

@@ -34,6 +34,10 @@ bool gauss_rolling_supported(const GpuImage& src, const GpuImage& dst, const std
 void gauss_rolling(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel, const BorderArgs& border,
                    const SharpenEpilogue& sharpen, cudaStream_t stream);
 
+// Taps that are all multiples of 16 (the default-sigma kernels, [64 128 64] and [16 64 96 64 16]):
+// vectorized_5x5 runs both passes in 16-bit lanes on the taps / 16 (gauss_vectorized.cu).
+bool gauss_small_taps(const std::vector<int>& kernel);
+
 // The vectorized_5x5 rung (gauss_vectorized.cu): 1-channel u8 -> u8, rows 8-byte aligned, K 3 or
 // 5 with a symmetric kernel summing to 256, at most 65535 * 64 rows.
 bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& kernel);

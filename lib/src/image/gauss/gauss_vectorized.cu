@@ -34,6 +34,7 @@
 // the halo as one 32-bit load by lanes 0 and 31 (a third fewer instructions per pixel).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "image/gauss/gauss_gpu.hpp"
@@ -327,17 +328,9 @@ void launch(const GaussVecArgs& a, cudaStream_t stream) {
   gauss_vectorized_kernel<R, P, kSmall, kSharpen><<<grid, block, 0, stream>>>(a);
 }
 
-// Taps that are all multiples of 16 (the default-sigma kernels, [64 128 64] and [16 64 96 64 16])
-// run both passes in 16-bit lanes on the taps / 16.
-bool small_taps(const std::vector<int>& k) {
-  bool small = true;
-  for (int t : k) small = small && t % 16 == 0;
-  return small;
-}
-
 GaussVecArgs vec_args(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border) {
   const int R = static_cast<int>(k.size()) / 2;
-  const bool small = small_taps(k);
+  const bool small = gauss_small_taps(k);
   GaussVecArgs a{};
   gauss_stream::set_borders(a, R, src, dst, border);
   for (int d = 0; d <= R; ++d) a.weight[d] = static_cast<unsigned>(k[R + d]) / (small ? 16u : 1u);
@@ -345,6 +338,10 @@ GaussVecArgs vec_args(const GpuImage& src, const GpuImage& dst, const std::vecto
 }
 
 }  // namespace
+
+bool gauss_small_taps(const std::vector<int>& k) {
+  return std::all_of(k.begin(), k.end(), [](int t) { return t % 16 == 0; });
+}
 
 bool gauss_vectorized_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k) {
   return gauss_stream::supported(src, dst, k, 3, 5, 256, DefaultPolicy::block_rows);
@@ -356,7 +353,7 @@ void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vecto
   if (src.width != dst.width || src.height != dst.height) throw Error(ErrorCategory::internal, "gauss_vectorized: sizes differ");
   if (src.width == 0 || src.height == 0) return;
   const int R = static_cast<int>(k.size()) / 2;
-  const bool small = small_taps(k);
+  const bool small = gauss_small_taps(k);
   const GaussVecArgs a = vec_args(src, dst, k, border);
   if (R == 1) small ? launch<1, true>(a, stream) : launch<1, false>(a, stream);
   else small ? launch<2, true>(a, stream) : launch<2, false>(a, stream);
@@ -364,7 +361,7 @@ void gauss_vectorized(const GpuImage& src, const GpuImage& dst, const std::vecto
 }
 
 bool gauss_vectorized_sharpen_supported(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k) {
-  return gauss_vectorized_supported(src, dst, k) && k.size() == 5 && small_taps(k);
+  return gauss_vectorized_supported(src, dst, k) && k.size() == 5 && gauss_small_taps(k);
 }
 
 void gauss_vectorized_sharpen(const GpuImage& src, const GpuImage& dst, const std::vector<int>& k, const BorderArgs& border,

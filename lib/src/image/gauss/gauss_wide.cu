@@ -65,16 +65,15 @@ struct GaussWideArgs : gauss_stream::StreamArgs<kMaxR> {
 // Pair word j = 4c + w: chunk c (0 left, 1 own, 2 right), word w (E0 = columns 0, 2; O0 = 1, 3;
 // E1 = 4, 6; O1 = 5, 7 of the chunk). Column of its low lane relative to the own chunk's x0:
 __host__ __device__ constexpr int word_col(int j) { return 8 * (j / 4 - 1) + (j % 4 & 1) + 4 * (j % 4 >> 1); }
+__host__ __device__ constexpr bool in_window(int R, int q, int c) { return c - q >= -R && c - q <= R; }
 // Whether output column q reads word j (one of its two columns within R of q).
 __host__ __device__ constexpr bool word_used(int R, int q, int j) {
-  const int lo = word_col(j) - q, hi = lo + 2;
-  return (lo >= -R && lo <= R) || (hi >= -R && hi <= R);
+  return in_window(R, q, word_col(j)) || in_window(R, q, word_col(j) + 2);
 }
 // The shifted pair word j (j + 2 < kWords): the high lane of word j and the low lane of word j + 2,
 // columns word_col(j) + 2 and + 4 (one PRMT). For an output column whose window starts or ends in
 // the middle of its regular words, the shifted words cover that parity's columns with one word
 // fewer: 8 dp2a per pixel at 15x15 instead of 8.5.
-__host__ __device__ constexpr bool in_window(int R, int q, int c) { return c - q >= -R && c - q <= R; }
 __host__ __device__ constexpr bool shifted_used(int R, int q, int j) {
   return j + 2 < kWords && (in_window(R, q, word_col(j) + 2) || in_window(R, q, word_col(j) + 4));
 }
