@@ -183,7 +183,7 @@ inline cv::Mat random_mat(int w, int h, int type, unsigned seed) {
 // The edge cases of the vectorized_3x3 kernel (sobel, laplacian): widths around its 8-column
 // chunks, 256-column half warps and 512-column warps (lanes 0 and 31 load their neighbours; chunks
 // straddling the right edge go byte by byte; warps that skip the border logic from 1028 columns
-// and 17 rows), heights around its 8-row warps and 32-row blocks,
+// and 9 rows), heights around its 4-row warps and 16-row blocks,
 // aligned and odd pitches. Borders rotate over those cases (each meets every border several times)
 // to keep compute-sanitizer runs short; then every border on one image with interior warps,
 // partial chunks and several blocks down. check(src, border, aligned) compares one image; the
@@ -191,12 +191,15 @@ inline cv::Mat random_mat(int w, int h, int type, unsigned seed) {
 template <class Check>
 void for_each_stencil3x3_case(unsigned seed_step, unsigned last_seed, Check check) {
   const auto borders = all_borders();
-  const int heights[] = {3, 8, 9, 33, 70};
+  // 8 / 33: around the warp and block of the rung's earlier policy. An odd count, so that aligned
+  // and odd-pitch cases (alternating) both meet every height.
+  const int heights[] = {3, 4, 5, 8, 9, 16, 17, 33, 70};
+  constexpr int kHeights = sizeof(heights) / sizeof(heights[0]);
   int n = 0;
   for (int w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 127, 129, 255, 256, 257, 263, 511, 512, 513, 520, 1027, 1028, 1029, 1031, 1536, 4097})
     for (bool aligned : {true, false}) {
       const image::Border b = borders[std::size_t(n) % borders.size()];
-      const int h = heights[n % 5];
+      const int h = heights[n % kHeights];
       ++n;
       CAPTURE(w, h, aligned, name_of(b));
       check(random_image(w, h, 1, unsigned(w) * seed_step + unsigned(h)), b, aligned);

@@ -39,12 +39,14 @@ namespace wk::image::detail {
 
 namespace {
 
-// ---- Tuning policy (plain data). Not measured yet: see docs/apod/sobel.md.
+// ---- Tuning policy (plain data), swept on the H100 (docs/apod/sobel.md, "Fourteenth session"):
+// 4-row warps run dx u8 -> s16 at 911-915 Gpx/s against 861 with 8 rows (2 or 4 rows, 2-8 warps
+// per block all measured 910-915): blocks half as long leave a shorter, more even tail on the SMs.
 using warp512::kChunkPx;
 using warp512::kChunks;
 using warp512::kWarpPx;
 constexpr int kWarps = 4;                         // warps per block, stacked down
-constexpr int kRowsPerWarp = 8;                   // output rows per lane: (8 + 2) / 8 input rows read
+constexpr int kRowsPerWarp = 4;                   // output rows per lane: (4 + 2) / 4 input rows read (L2 hits)
 constexpr int kRowsAhead = 3;                     // input rows loaded ahead of their use
 constexpr int kBlockRows = kWarps * kRowsPerWarp;
 constexpr int kThreads = 32 * kWarps;
@@ -282,13 +284,12 @@ __device__ __forceinline__ void store_chunk(const Stencil3x3Args& a, const LaneP
   }
 }
 
-// Blocks per SM for __launch_bounds__: ptxas -v (CUDA 13.0, sm_90) gives the s16 kernels 80
-// registers for 6 blocks (768 threads per SM) without spills; the 8-bit outputs (magnitude: 95)
-// get 5. Either way each SM
-// has kRowsAhead * 16 bytes per thread of loads in flight, ~35 KB, well above what the
+// Blocks per SM for __launch_bounds__: 6 (768 threads per SM, 80 registers). ptxas -v (CUDA
+// 13.0, sm_90) fits every op in 80 registers without spills but the magnitude (4 bytes of
+// spill); it measured 593 Gpx/s at 6 blocks against 562 at 5 all the same. Each SM has
+// kRowsAhead * 16 bytes per thread of loads in flight, ~35 KB, well above what the
 // bandwidth-latency product asks for.
-template <Stencil3x3 kOp>
-constexpr int kMinBlocksPerSm = kOp == Stencil3x3::sobel_dx_s16 || kOp == Stencil3x3::sobel_dy_s16 ? 6 : 5;
+constexpr int kMinBlocksPerSm = 6;
 
 // The rows of one warp: y0 .. y0 + kRowsPerWarp - 1.
 template <Stencil3x3 kOp, bool kInterior>
@@ -322,7 +323,7 @@ template <Stencil3x3 kOp>
 constexpr bool kSplitInterior = kOp != Stencil3x3::sobel_magnitude;
 
 template <Stencil3x3 kOp>
-__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<kOp>) stencil3x3_kernel(const __grid_constant__ Stencil3x3Args a) {
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) stencil3x3_kernel(const __grid_constant__ Stencil3x3Args a) {
   const int y0 = (blockIdx.y * kWarps + threadIdx.y) * kRowsPerWarp;
   if (y0 >= a.height) return;  // whole warps only: the shuffles need all 32 lanes
   const int base = blockIdx.x * kWarpPx;

@@ -18,7 +18,7 @@ enum class Stencil3x3 : int {
 };
 
 // 1-channel u8 input with 8-byte aligned rows (pointer and pitch); output s16 (the *_s16 ops,
-// rows 16-byte aligned) or u8 (rows 8-byte aligned); at most 65535 * 32 rows. Other shapes use
+// rows 16-byte aligned) or u8 (rows 8-byte aligned); at most 65535 * 16 rows. Other shapes use
 // the generic rungs.
 bool stencil3x3_supported(const GpuImage& src, const GpuImage& dst, Stencil3x3 op);
 

@@ -215,8 +215,8 @@ __device__ __forceinline__ void count_vector(const uint4& v, int col, Add add) {
   }
 }
 
-// The vector rungs. Each warp takes chunks of 32 * kUnroll 16-byte vectors of one row (chunk c:
-// warp c % (grid warps) of the grid), issues all kUnroll loads before counting, and counts into
+// The vector rungs. Each warp takes chunks of 32 * kUnroll 16-byte vectors of one row (every
+// (grid warps)-th chunk), issues all kUnroll loads before counting, and counts into
 // its sub-histograms. kPipelined: the next chunk's loads are issued before the current one is
 // counted, and the first chunk's before the block clears its counts, so the warp always has
 // loads in flight.
@@ -245,7 +245,11 @@ __global__ void __launch_bounds__(kBlock) histogram_vector_kernel(HistArgs a) {
     for (int u = 0; u < kUnroll; ++u)
       if (col0 + u * 32 < vectors_per_row) v[u] = __ldg(p + col0 + u * 32);
   };
-  int chunk = blockIdx.x * kWarps + warp;
+  // Chunk c goes to warp c / gridDim.x of block c % gridDim.x (then every `step` chunks on): the
+  // last, partial round of chunks is spread over every block, a few warps each, instead of
+  // filling the first blocks and leaving whole SMs idle (8192^2: 7.76 rounds; ncu measured the
+  // SMs' busy cycles at min 37.8 k / max 44.6 k in block-major order, 38.8 k / 41.6 k in this one).
+  int chunk = warp * int(gridDim.x) + int(blockIdx.x);
   uint4 cur[kUnroll];
   int cur_col = 0;
   if (kPipelined && chunk < total_chunks) load(chunk, cur, cur_col);
