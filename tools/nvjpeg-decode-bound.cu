@@ -7,16 +7,24 @@
 // them (the ceiling wk-image's steady state is compared with).
 //   nvcc -O2 -std=c++17 tools/nvjpeg-decode-bound.cu -lnvjpeg -o nvjpeg-decode-bound
 //   ./nvjpeg-decode-bound DIR [BATCHES=64,128] [PASSES=3]
+// WK_BOUND_LOAD=KIND:N runs N threads of other work on the same GPU while the decoder is timed,
+// each on its own stream, each step followed by a stream synchronize (docs/benchmarks.md, issue
+// 20, fifth pass): `api` (64 KB pinned uploads: CUDA calls, little data), `copy` (8 MB pinned
+// up, 1 MB down) or `kernel` (a copy kernel over 8 MB in device memory).
 #include <cuda_runtime.h>
 #include <nvjpeg.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <thread>
 #include <vector>
 
 #define CHECK(call)                                                                  \
@@ -30,6 +38,66 @@
 
 using Clock = std::chrono::steady_clock;
 static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// ---- WK_BOUND_LOAD: other work on the GPU beside the decoder.
+enum class LoadKind { api, copy, kernel };
+static std::atomic<bool> g_load_stop{false};
+static std::atomic<long> g_load_steps{0};
+
+__global__ void load_copy_kernel(const uint4* in, uint4* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+static void load_thread(LoadKind kind) {
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const std::size_t n = kind == LoadKind::api ? (std::size_t(64) << 10) : (std::size_t(8) << 20);
+  void *host = nullptr, *a = nullptr, *b = nullptr;
+  CHECK(cudaMallocHost(&host, n));
+  std::memset(host, 1, n);
+  CHECK(cudaMalloc(&a, n));
+  CHECK(cudaMalloc(&b, n));
+  CHECK(cudaMemset(a, 0, n));
+  while (!g_load_stop) {
+    if (kind == LoadKind::kernel) {
+      load_copy_kernel<<<264, 512, 0, s>>>(static_cast<const uint4*>(a), static_cast<uint4*>(b), n / 16);
+    } else {
+      CHECK(cudaMemcpyAsync(a, host, n, cudaMemcpyHostToDevice, s));
+      if (kind == LoadKind::copy) CHECK(cudaMemcpyAsync(host, b, n / 8, cudaMemcpyDeviceToHost, s));
+    }
+    CHECK(cudaStreamSynchronize(s));
+    ++g_load_steps;
+  }
+  cudaFree(a);
+  cudaFree(b);
+  cudaFreeHost(host);
+  cudaStreamDestroy(s);
+}
+
+// Starts the threads WK_BOUND_LOAD asks for (none without it); exits on a malformed value.
+static std::vector<std::thread> start_load(std::string& description) {
+  std::vector<std::thread> threads;
+  const char* env = std::getenv("WK_BOUND_LOAD");
+  if (!env || !*env) return threads;
+  const std::string spec(env);
+  const auto colon = spec.find(':');
+  const std::string kind_name = spec.substr(0, colon);
+  const int count = colon == std::string::npos ? 0 : std::atoi(spec.c_str() + colon + 1);
+  LoadKind kind = LoadKind::api;
+  bool known = true;
+  if (kind_name == "copy") kind = LoadKind::copy;
+  else if (kind_name == "kernel") kind = LoadKind::kernel;
+  else known = kind_name == "api";
+  if (!known || count < 1 || count > 256) {
+    std::fprintf(stderr, "WK_BOUND_LOAD must be api:N, copy:N or kernel:N with N in 1..256, not '%s'\n", env);
+    std::exit(2);
+  }
+  for (int i = 0; i < count; ++i) threads.emplace_back(load_thread, kind);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // every thread running before the timing
+  description = ", beside " + std::to_string(count) + " " + kind_name + " load threads";
+  return threads;
+}
 
 // One batch size: a state initialized for it, `batch` output buffers, an untimed first pass.
 static double measure(nvjpegHandle_t handle, bool hardware, cudaStream_t stream,
@@ -132,13 +200,22 @@ int main(int argc, char** argv) {
               hardware ? "hardware" : "default", handle_s * 1e3);
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::string load;
+  std::vector<std::thread> load_threads = start_load(load);
+  const auto t_load = Clock::now();
   double best = 0;
   int best_batch = 0;
   for (int b : batches) {
     const double rate = measure(handle, hardware, stream, files, bytes, b, passes);
     if (rate > best) best = rate, best_batch = b;
   }
-  std::printf("nvJPEG decode ceiling: %.1f img/s (batches of %d, the best of those measured)\n", best, best_batch);
+  std::printf("nvJPEG decode ceiling: %.1f img/s (batches of %d, the best of those measured%s)\n", best, best_batch,
+              load.c_str());
+  if (!load_threads.empty()) {
+    std::printf("load threads: %.0f steps/s together\n", g_load_steps / seconds_since(t_load));
+    g_load_stop = true;
+    for (auto& t : load_threads) t.join();
+  }
   nvjpegDestroy(handle);
   cudaStreamDestroy(stream);
   return 0;
