@@ -153,7 +153,7 @@ static double measure(nvjpegHandle_t handle, bool hardware, cudaStream_t stream,
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [BATCHES=64,128] [PASSES=3]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR [BATCHES=64,128] [PASSES=3]   (env WK_BOUND_LOAD=api|copy|kernel:N: other GPU work beside it)\n", argv[0]);
     return 2;
   }
   std::vector<int> batches;
@@ -201,8 +201,8 @@ int main(int argc, char** argv) {
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::string load;
-  std::vector<std::thread> load_threads = start_load(load);
   const auto t_load = Clock::now();
+  std::vector<std::thread> load_threads = start_load(load);
   double best = 0;
   int best_batch = 0;
   for (int b : batches) {
@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
   std::printf("nvJPEG decode ceiling: %.1f img/s (batches of %d, the best of those measured%s)\n", best, best_batch,
               load.c_str());
   if (!load_threads.empty()) {
-    std::printf("load threads: %.0f steps/s together\n", g_load_steps / seconds_since(t_load));
+    std::printf("load threads: %.0f steps/s together, from their start\n", g_load_steps / seconds_since(t_load));
     g_load_stop = true;
     for (auto& t : load_threads) t.join();
   }
