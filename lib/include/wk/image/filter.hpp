@@ -108,7 +108,7 @@ enum class ConvVariant {
                      // when fp16 hi/lo weight terms are within 2^-10 LSB (the 8-bit non-separable fast
                      // path); other inputs and weights: register_blocked under this name
   separable,         // two 1-D passes (rank-1 kernels); op-specific fast kernels (gauss, sobel, box)
-  vectorized_3x3,    // 3x3 ops only (sobel, laplacian): the streaming 16 px x 8 rows/thread kernel on
+  vectorized_3x3,    // 3x3 ops only (sobel, laplacian): the streaming 16 px x 4 rows/thread kernel on
                      // aligned 1-channel 8-bit rows; other images: sobel's separable, laplacian's
                      // register_blocked path; other ops run register_blocked under this name
   vectorized_5x5,    // gauss 3x3 and 5x5 (and sharpen, weighting fused): the streaming 16 px x 8

@@ -75,7 +75,7 @@ constexpr std::array<ConvVariantInfo, 10> kVariants{{
     {ConvVariant::register_blocked, "register_blocked", "16 px/thread register window"},
     {ConvVariant::tensor_core, "tensor_core", "8-bit: fp16 mma.sync on the tensor cores, 128x64 px/block"},
     {ConvVariant::separable, "separable", "two 1-D passes / op-specific fast kernel"},
-    {ConvVariant::vectorized_3x3, "vectorized_3x3", "3x3 only: 16 px x 8 rows/thread, 64-bit loads, full-width stores"},
+    {ConvVariant::vectorized_3x3, "vectorized_3x3", "3x3 only: 16 px x 4 rows/thread, 64-bit loads, full-width stores"},
     {ConvVariant::vectorized_5x5, "vectorized_5x5", "gauss 3x3/5x5, sharpen: 16 px x 8 rows/thread, packed 16-bit vertical pass"},
     {ConvVariant::vectorized_wide, "vectorized_wide", "gauss 5x5..15x15 only: 8 px x 8 rows/thread, dp4a vertical over 4-row groups, dp2a horizontal"},
 }};
