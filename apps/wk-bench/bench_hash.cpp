@@ -298,20 +298,17 @@ void bench_file_to_file(cudaStream_t stream, int repeats) {
       fs::remove_all(d, ec);
     }
   } cleanup{dir};
-  // The disk's fsync'd write rate, in the folder the output goes to: 512 MiB, as much as md5crypt's
-  // output of 2^24 lines (35 bytes each) within 10 %.
-  const double disk_bps = disk_write_rate(dir, std::size_t(512) << 20);
   const int runs = repeats >= 3 ? 3 : 1;
   fmt::print("\nfile to file: wk-hash hash --device gpu, N lines of 7-byte passwords, whole process (median of {}); "
-             "output to /dev/null and to a file in {} ({}), whose fsync'd write rate measured now is {:.2f} GB/s "
-             "(512 MiB written + fsync).\n"
-             "kernel: the default rung on the file's jobs (wk-hash's salts). disk: that write rate in hashes/s of the "
-             "format's output lines. marginal: N/2 more lines per extra second (steady state).\n"
+             "output to /dev/null and to a file in {} ({}).\n"
+             "kernel: the default rung on the file's jobs (wk-hash's salts). disk: the fsync'd write rate of that folder, "
+             "measured just before the format's runs with as many bytes as its N-line output, in hashes/s of its "
+             "output lines. marginal: N/2 more lines per extra second (steady state).\n"
              "wk-bench's own CUDA context stays open meanwhile (the driver stays up, as with persistence mode): lone runs "
              "on a machine without persistence mode may take longer.\n"
              "targets (issue 22): md5crypt /dev/null >= 60 % of kernel, file >= 80 % of min(kernel, disk); "
              "other formats >= 95 % of kernel (file: of min(kernel, disk)).\n",
-             runs, dir.string(), filesystem_name(dir), disk_bps / 1e9);
+             runs, dir.string(), filesystem_name(dir));
   fmt::print("{:<12} {:>9} {:>6} {:>10} {:>10} | {:>10} {:>7} {:>10} | {:>10} {:>7} {:>8} {:>10} | {}\n", "format", "lines N",
              "B/line", "kernel", "disk", "/dev/null", "%kern", "marginal", "file", "%kern", "%min", "marginal", "met");
   fmt::print("{:<12} {:>9} {:>6} {:>10} {:>10} | {:>10} {:>7} {:>10} | {:>10} {:>7} {:>8} {:>10} |\n", "", "", "", "kH/s", "kH/s",
@@ -330,6 +327,9 @@ void bench_file_to_file(cudaStream_t stream, int repeats) {
                                          std::string(fname) + " file jobs");
     const double kernel_khs = double(f.jobs) / kernel_ms;
     const std::size_t line_bytes = hash::crypt_string_bytes(opt) + 1;
+    // The disk's fsync'd write rate in the folder the output goes to, for as many bytes as the
+    // N-line output (md5crypt's 2^26 lines: 2.3 GB), written the way the bench's probe writes.
+    const double disk_bps = disk_write_rate(dir, f.file_jobs * line_bytes);
     const double disk_khs = disk_bps / double(line_bytes) / 1e3;
     // seconds[sink][half]: sink 0 /dev/null, 1 file; half 1 N/2 lines, 0 N lines.
     double seconds[2][2] = {{0, 0}, {0, 0}};

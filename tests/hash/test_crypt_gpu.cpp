@@ -119,6 +119,51 @@ TEST_CASE("GPU known-answer self-check passes", "[gpu][hash]") {
   CHECK(gpu::self_check() == "");
 }
 
+// The self-check runs while the first batch is packed: a failed one must still stop that batch
+// before any result of it leaves the engine (WK_SELF_CHECK_FAULT=1 makes every pair fail).
+TEST_CASE("GPU self-check failure: no result leaves the engine or wk-hash", "[gpu][hash][cli]") {
+  namespace wt = wk::test;
+  struct FaultOn {
+    FaultOn() { ::setenv("WK_SELF_CHECK_FAULT", "1", 1); }
+    ~FaultOn() { ::unsetenv("WK_SELF_CHECK_FAULT"); }
+  } fault;
+  std::mt19937 rng(29);
+  {
+    HashOptions o;
+    o.method = Method::sha512crypt;
+    o.rounds = 1000;
+    CryptEngine engine(Backend::gpu, 0, o.method);  // checked at start-up: queued beside the first batch
+    const std::size_t n = 300, record = generated_setting_bytes(o), stride = crypt_string_bytes(o) + 1;
+    std::string settings(n * record, '\0');
+    generate_settings_into(o, n, settings.data());
+    std::vector<std::string> passwords(n);
+    std::vector<std::string_view> views(n);
+    for (std::size_t i = 0; i < n; ++i) views[i] = passwords[i] = random_password(rng, 1 + i % 40);
+    std::string out(n * stride, '#');
+    CHECK_THROWS_WITH(engine.crypt_fresh(FreshJobs{o, settings, views}, out.data(), stride, {}),
+                      Catch::Contains("self-check failed"));
+    CHECK(out == std::string(n * stride, '#'));
+  }
+  {
+    CryptEngine engine(Backend::gpu);  // every method queued at start-up
+    std::vector<CryptJob> jobs{{"$1$abcdefgh", "one"}, {"$5$rounds=1000$abcdefgh", "two"}};
+    std::vector<CryptOutcome> out(jobs.size());
+    CHECK_THROWS_WITH(engine.crypt(jobs, out), Catch::Contains("self-check failed"));
+    for (const CryptOutcome& o : out) CHECK(o.hash.empty());
+  }
+  // wk-hash: refuses, writes no -o file and leaves no temporary file.
+  wt::TempDir dir;
+  wt::write_bytes(dir / "pw.txt", "alpha\nbeta\ngamma\n");
+  const auto r = wt::run("sh -c " + wt::sh_quote("WK_SELF_CHECK_FAULT=1 " + wt::sh_quote(WK_HASH_EXE) +
+                                                  " hash -q --device gpu --method sha256crypt -i " +
+                                                  wt::sh_quote((dir / "pw.txt").string()) + " -o " +
+                                                  wt::sh_quote((dir / "out.txt").string())));
+  CAPTURE(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("self-check failed") != std::string::npos);
+  CHECK(wt::files_below(dir.path()) == std::vector<std::string>{"pw.txt"});
+}
+
 TEST_CASE("GPU md5crypt equals libxcrypt, every rung", "[gpu][hash][md5crypt]") { check_sha(Method::md5crypt, "$1$", 11); }
 TEST_CASE("GPU sha256crypt equals libxcrypt, every rung", "[gpu][hash][sha256crypt]") { check_sha(Method::sha256crypt, "$5$", 12); }
 TEST_CASE("GPU sha512crypt equals libxcrypt, every rung", "[gpu][hash][sha512crypt]") { check_sha(Method::sha512crypt, "$6$", 13); }

@@ -49,11 +49,12 @@ struct FreshJobs {
 
 class CryptEngine {
  public:
-  // GPU: starts the device side on a helper thread (CUDA context on device 0, the known-answer
+  // GPU: starts the device side on a helper thread (CUDA context on device 0; the known-answer
   // self-check of `expected` -- the one method the caller's jobs use, when it knows it -- or else of
-  // every GPU method) and returns; crypt() waits for it and throws wk::Error{internal} when the
-  // device gave a wrong answer. A method not checked at start-up is checked before its first GPU
-  // batch. threads = 0: all cores.
+  // every GPU method, run on the device while the first batch is packed) and returns; crypt() waits
+  // for the start and throws wk::Error{internal} when the device gave a wrong answer, before any
+  // batch of that method runs. A method not checked at start-up is checked while its first GPU
+  // batch is packed. threads = 0: all cores.
   explicit CryptEngine(Backend backend, unsigned cpu_threads = 0, std::optional<Method> expected = std::nullopt);
   ~CryptEngine();
   CryptEngine(const CryptEngine&) = delete;

@@ -1,10 +1,13 @@
 // The GPU side of CryptEngine: jobs grouped by method, computed in DeviceBatches of a size that
-// keeps the device busy, after every format's known-answer self-check passed at start-up.
+// keeps the device busy; a method's batches run only once its known-answer self-check, run on the
+// device while its first batch is packed, has passed.
 #include "gpu_runner.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -57,42 +60,74 @@ std::size_t batch_size(Method m) {
   }
 }
 
-}  // namespace
+// The known-answer pairs of some methods, queued on the device at construction: one thread's
+// serial hash each (up to ~35 ms for 5000 sha512crypt rounds), all at once on a stream each.
+// wait() compares them (the first call waits; later ones return the same answer).
+class SelfCheck {
+ public:
+  explicit SelfCheck(std::span<const Method> methods) {
+    for (const KnownAnswer& k : kKnownAnswers) {
+      SettingParse p = parse_setting(k.setting);
+      if (!p.setting) {
+        result_ = std::string("known-answer setting rejected: ") + k.setting;
+        return;
+      }
+      if (!methods.empty() && std::find(methods.begin(), methods.end(), p.setting->method) == methods.end()) continue;
+      Check& c = slots_[used_++];
+      c.known = &k;
+      c.setting = std::move(*p.setting);
+      // High priority: when batches of other methods are running, the scheduler starts its blocks
+      // ahead of their next launches' (it cannot start them before the running ones end).
+      c.stream.emplace(Stream::high_priority());
+      const Setting* s = &c.setting;
+      const std::string_view pw = k.password;
+      c.batch.emplace(s->method, std::span<const Setting* const>(&s, 1), std::span<const std::string_view>(&pw, 1),
+                      default_variant(s->method), *c.stream);
+      c.batch->run(*c.stream);
+    }
+  }
+  SelfCheck(const SelfCheck&) = delete;
+  SelfCheck& operator=(const SelfCheck&) = delete;
 
-std::string self_check(std::span<const Method> methods) {
-  // Each pair is one thread's serial hash (up to ~35 ms for 5000 sha512crypt rounds): all of them
-  // run at once, on a stream each, and are compared at the end.
+  // The first mismatch, or an empty string. Not safe from several threads at once.
+  // WK_SELF_CHECK_FAULT=1 (tests): every pair fails, as on a device that computes wrong hashes.
+  const std::string& wait() {
+    if (result_) return *result_;
+    result_.emplace();
+    const char* fault_env = std::getenv("WK_SELF_CHECK_FAULT");
+    const bool fault = fault_env && std::string_view(fault_env) == "1";
+    for (Check& c : std::span(slots_).first(used_)) {
+      const KnownAnswer& k = *c.known;
+      std::vector<std::string> out;
+      c.batch->results(*c.stream, out);
+      if (out.size() != 1 || out[0] != k.expected || fault) {
+        *result_ = std::string(method_name(c.setting.method)) + " (" + k.setting + "): the device computed " +
+                   (out.empty() ? std::string("nothing") : out[0]) + ", expected " + k.expected +
+                   (fault ? " (failed on purpose: WK_SELF_CHECK_FAULT=1)" : "");
+        break;
+      }
+    }
+    for (Check& c : std::span(slots_).first(used_)) c.batch.reset();  // its device memory and staging go now
+    return *result_;
+  }
+
+ private:
   struct Check {
     Setting setting;
     std::optional<Stream> stream;
     std::optional<DeviceBatch> batch;
     const KnownAnswer* known = nullptr;
   };
-  std::array<Check, kKnownAnswers.size()> slots;  // not movable (streams, batches): the first `used` are used
-  std::size_t used = 0;
-  for (const KnownAnswer& k : kKnownAnswers) {
-    SettingParse p = parse_setting(k.setting);
-    if (!p.setting) return std::string("known-answer setting rejected: ") + k.setting;
-    if (!methods.empty() && std::find(methods.begin(), methods.end(), p.setting->method) == methods.end()) continue;
-    Check& c = slots[used++];
-    c.known = &k;
-    c.setting = std::move(*p.setting);
-    c.stream.emplace();
-    const Setting* s = &c.setting;
-    const std::string_view pw = k.password;
-    c.batch.emplace(s->method, std::span<const Setting* const>(&s, 1), std::span<const std::string_view>(&pw, 1),
-                    default_variant(s->method), *c.stream);
-    c.batch->run(*c.stream);
-  }
-  for (Check& c : std::span(slots).first(used)) {
-    const KnownAnswer& k = *c.known;
-    std::vector<std::string> out;
-    c.batch->results(*c.stream, out);
-    if (out.size() != 1 || out[0] != k.expected)
-      return std::string(method_name(c.setting.method)) + " (" + k.setting + "): the device computed " +
-             (out.empty() ? std::string("nothing") : out[0]) + ", expected " + k.expected;
-  }
-  return {};
+  std::array<Check, kKnownAnswers.size()> slots_;  // not movable (streams, batches): the first used_ are used
+  std::size_t used_ = 0;
+  std::optional<std::string> result_;
+};
+
+}  // namespace
+
+std::string self_check(std::span<const Method> methods) {
+  SelfCheck check(methods);
+  return check.wait();
 }
 
 namespace {
@@ -107,16 +142,34 @@ std::size_t gpu_method_index(Method m) {
 
 struct Runner::Impl {
   PinnedPool pinned;  // staging and result buffers, reused by every batch
-  // Each method's known-answer self-check, run once before its first batch (those the caller
-  // named at construction: right away).
-  std::array<std::once_flag, kGpuMethods.size()> checked;
-  void check(std::span<const Method> methods) {
-    const std::string mismatch = self_check(methods);
+  // Each method's known-answer self-check is queued on the device before its first batch is packed
+  // (those the caller named at construction: right away, one set for all of them), so that the
+  // packing overlaps it; no batch of the method runs before the check has passed (confirm). Run
+  // beside the first batches instead, its launches each waited for a whole batch launch to end
+  // (a one-wave grid holds every SM until it ends): ~0.4 s, far longer than the packing.
+  std::mutex check_mutex;
+  std::array<std::shared_ptr<SelfCheck>, kGpuMethods.size()> check;  // per method: the queued check covering it
+  std::array<bool, kGpuMethods.size()> passed{};
+  void start_check(std::span<const Method> methods) {
+    std::lock_guard lock(check_mutex);
+    bool queued = true;
+    for (Method m : methods) queued = queued && (passed[gpu_method_index(m)] || check[gpu_method_index(m)]);
+    if (queued) return;
+    const auto c = std::make_shared<SelfCheck>(methods);
+    for (Method m : methods)
+      if (!check[gpu_method_index(m)]) check[gpu_method_index(m)] = c;
+  }
+  // Waits for m's check (queued by start_check); throws when the device got a pair wrong, now and
+  // at every later call.
+  void confirm(Method m) {
+    const std::size_t i = gpu_method_index(m);
+    std::lock_guard lock(check_mutex);
+    if (passed[i]) return;
+    nvtx::Range r("self-check wait", nvtx::Color::compute);
+    const std::string& mismatch = check[i]->wait();
     if (!mismatch.empty())
       throw Error(ErrorCategory::internal, "GPU known-answer self-check failed, refusing to hash on this device: " + mismatch);
-  }
-  void ensure_checked(Method m) {
-    std::call_once(checked[gpu_method_index(m)], [&] { check(std::span<const Method>(&m, 1)); });
+    passed[i] = true;
   }
   // One batch's kernels at a time. Batches of concurrent calls (wk-hash keeps four slices in the
   // engine) would otherwise share the GPU and all finish together at the end, leaving it idle
@@ -134,10 +187,8 @@ Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>
   WK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&mem_pool, device));
   std::uint64_t keep = UINT64_MAX;
   WK_CUDA_CHECK(cudaMemPoolSetAttribute(mem_pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  // The named methods' pairs run at once (one set of streams); each is then marked checked.
-  impl_->check(check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now);
-  for (Method m : check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now)
-    std::call_once(impl_->checked[gpu_method_index(m)], [] {});
+  // The named methods' pairs are queued at once (one set of streams) and run beside the first batches.
+  impl_->start_check(check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now);
 }
 
 Runner::~Runner() = default;
@@ -186,7 +237,7 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
   for (Method m : kGpuMethods) {
     const std::vector<std::size_t>& idx = by_method[gpu_method_index(m)];
     if (idx.empty()) continue;
-    impl_->ensure_checked(m);
+    impl_->start_check(std::span<const Method>(&m, 1));
     const std::size_t per_batch = batch_size(m);
     for (std::size_t begin = 0; begin < idx.size(); begin += per_batch) {
       const std::size_t end = std::min(idx.size(), begin + per_batch);
@@ -200,6 +251,7 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
       });
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(begin));
       DeviceBatch batch(m, settings, passwords, default_variant(m), stream, &impl_->pinned);
+      impl_->confirm(m);  // the first batch was packed while the check ran
       run_batch(batch, stream, end - begin, progress);
       std::vector<std::string> hashes;
       batch.results(stream, hashes);
@@ -217,7 +269,7 @@ void Runner::run_fresh(const HashOptions& options, std::string_view settings, st
   if (settings.size() != record * passwords.size())
     throw Error(ErrorCategory::internal, "Runner::run_fresh: the fresh settings differ from the passwords in count");
   if (passwords.empty()) return;
-  impl_->ensure_checked(m);
+  impl_->start_check(std::span<const Method>(&m, 1));
   Stream stream;
   const std::size_t per_batch = batch_size(m);
   for (std::size_t begin = 0; begin < passwords.size(); begin += per_batch) {
@@ -226,6 +278,7 @@ void Runner::run_fresh(const HashOptions& options, std::string_view settings, st
     // The batch reads the records and passwords in place: no gather, no Setting per job.
     DeviceBatch batch(options, settings.substr(begin * record, count * record), passwords.subspan(begin, count),
                       default_variant(m), stream, &impl_->pinned);
+    impl_->confirm(m);  // the first batch was packed while the check ran
     run_batch(batch, stream, count, progress);
     batch.results_into(stream, out + begin * stride, stride);
   }

@@ -26,8 +26,9 @@ struct PreparedJob {
 
 class Runner {
  public:
-  // Sets up the device's memory pool and runs the known-answer self-check of `check_now` (empty:
-  // every GPU method). A method not checked yet is checked before its first batch runs.
+  // Sets up the device's memory pool and queues the known-answer self-check of `check_now` (empty:
+  // every GPU method) on the device. A method not queued here is queued before its first batch is
+  // packed. No batch of a method runs before its check has passed.
   explicit Runner(std::span<const Method> check_now = {});
   ~Runner();
   Runner(const Runner&) = delete;
