@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "hash_test_util.hpp"
 #include "wk/hash/crypt.hpp"
+#include "wk/hash/crypt_gpu.hpp"
 #include "wk/hash/setting.hpp"
 
 using namespace wk::hash;
@@ -82,6 +84,22 @@ std::vector<Vector> sha_vectors(const std::string& tag, int count, unsigned seed
 }
 
 }  // namespace
+
+// The GPU self-check refuses a device whose answers differ from these: each must be libxcrypt's,
+// and the pairs must cover the two kernels of every GPU method.
+TEST_CASE("the GPU self-check's known answers are libxcrypt's and the host code's", "[hash][crypt]") {
+  std::map<Method, int> per_method;
+  for (const wk::hash::gpu::KnownAnswer& k : wk::hash::gpu::known_answers()) {
+    CAPTURE(k.setting);
+    CHECK(crypt_libxcrypt(k.setting, k.password).value_or("<rejected>") == k.expected);
+    const SettingParse p = parse_setting(k.setting);
+    REQUIRE(p.setting);
+    CHECK(crypt_warpkit_host(*p.setting, k.password) == k.expected);
+    ++per_method[p.setting->method];
+  }
+  for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt})
+    CHECK(per_method[m] == 2);
+}
 
 TEST_CASE("md5crypt equals libxcrypt on random vectors", "[hash][crypt]") {
   std::mt19937 rng(101);

@@ -121,9 +121,19 @@ class DeviceBatch {
   std::unique_ptr<Impl> impl_;
 };
 
+// The self-check's known-answer pairs: a setting, a password and the crypt string libxcrypt makes
+// of them (two per GPU method).
+struct KnownAnswer {
+  const char* setting;
+  const char* password;
+  const char* expected;
+};
+std::span<const KnownAnswer> known_answers();
+
 // Runs the known-answer pairs of `methods` (md5crypt, sha256crypt, sha512crypt, bcrypt; empty:
 // all four) through DeviceBatch with each method's default rung, all at once (a stream each), and
-// returns a description of the first mismatch, or an empty string.
+// returns a description of the first mismatch, or an empty string. WK_SELF_CHECK_FAULT=1 (tests)
+// makes every pair fail.
 std::string self_check(std::span<const Method> methods = {});
 
 }  // namespace wk::hash::gpu

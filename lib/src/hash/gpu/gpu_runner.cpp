@@ -27,13 +27,9 @@ namespace wk::hash::gpu {
 namespace {
 
 // Known-answer pairs, computed with libxcrypt 4.4.33's crypt_rn (and checked against it again by
-// tests/hash/test_crypt_host.cpp). They cover each format's short-password kernel, a long-password
-// kernel (two or three blocks per round, or the reference rounds) and bcrypt's $2a$ quirk.
-struct KnownAnswer {
-  const char* setting;
-  const char* password;
-  const char* expected;
-};
+// tests/hash/test_crypt_host.cpp through known_answers()). They cover each format's short-password
+// kernel, a long-password kernel (two or three blocks per round, or the reference rounds) and
+// bcrypt's $2a$ quirk.
 constexpr std::array<KnownAnswer, 8> kKnownAnswers{{
     {"$1$kq2XJbFc", "warpkit self-check", "$1$kq2XJbFc$eG00QsM1tnLHcdqIxLaqb/"},
     {"$1$kq2XJbFc", "a passphrase long enough for the two-block md5crypt kernel, 60b",
@@ -124,6 +120,8 @@ class SelfCheck {
 };
 
 }  // namespace
+
+std::span<const KnownAnswer> known_answers() { return kKnownAnswers; }
 
 std::string self_check(std::span<const Method> methods) {
   SelfCheck check(methods);
