@@ -185,7 +185,8 @@ Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>
   WK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&mem_pool, device));
   std::uint64_t keep = UINT64_MAX;
   WK_CUDA_CHECK(cudaMemPoolSetAttribute(mem_pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  // The named methods' pairs are queued at once (one set of streams) and run beside the first batches.
+  // The named methods' pairs are queued at once (one set of streams); they run while the first
+  // batches are packed.
   impl_->start_check(check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now);
 }
 
