@@ -133,7 +133,7 @@ line=$("$BUILD/samples/wk-opencv-baseline" --decode-only -o "$OUTS/o-dec" --thre
 echo "$line"
 base_dec=$(echo "$line" | rate)
 ceiling=0
-if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.cu" -lnvjpeg -o "$WORK/nvjpeg-decode-bound" 2>/dev/null; then
+if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.cu" -lnvjpeg -lcuda -o "$WORK/nvjpeg-decode-bound" 2>/dev/null; then
   bound=$("$WORK/nvjpeg-decode-bound" "$WORK/in" 64,128 3 || true)
   echo "$bound"
   ceiling=$(echo "$bound" | sed -n 's/^nvJPEG decode ceiling: \([0-9.]*\).*/\1/p')

@@ -5,12 +5,16 @@
 // allocates and is not timed, the next passes are. Prints the handle start-up time, the steady
 // decode rate and the call/synchronize split for each batch size asked for, then the best of
 // them (the ceiling wk-image's steady state is compared with).
-//   nvcc -O2 -std=c++17 tools/nvjpeg-decode-bound.cu -lnvjpeg -o nvjpeg-decode-bound
+//   nvcc -O2 -std=c++17 tools/nvjpeg-decode-bound.cu -lnvjpeg -lcuda -o nvjpeg-decode-bound
 //   ./nvjpeg-decode-bound DIR [BATCHES=64,128] [PASSES=3]
 // WK_BOUND_LOAD=KIND:N runs N threads of other work on the same GPU while the decoder is timed,
 // each on its own stream, each step followed by a stream synchronize (docs/benchmarks.md, issue
-// 20, fifth pass): `api` (64 KB pinned uploads: CUDA calls, little data), `copy` (8 MB pinned
-// up, 1 MB down) or `kernel` (a copy kernel over 8 MB in device memory).
+// 20, fifth and sixth passes): `api` (64 KB pinned uploads: CUDA calls, little data), `copy` (8 MB
+// pinned up, 1 MB down) or `kernel` (a copy kernel over 8 MB in device memory, 264 blocks of 512).
+// Knobs of the load (sixth pass): WK_BOUND_LOAD_BYTES (the buffer size), WK_BOUND_LOAD_BLOCKS
+// (the copy kernel's grid), WK_BOUND_GREEN=N (the load's streams in a green context of N SMs,
+// the decoder's stream in a green context of the remaining SMs, so that they share no SM).
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvjpeg.h>
 
@@ -49,10 +53,37 @@ __global__ void load_copy_kernel(const uint4* in, uint4* out, std::size_t n) {
     out[i] = in[i];
 }
 
+static CUgreenCtx g_load_green = nullptr;  // WK_BOUND_GREEN: the load's SMs
+static int g_load_blocks = 264;
+static std::size_t g_load_bytes = 0;       // 0: the kind's default
+
+// A green context of `sms` SMs of device 0 (rounded by the driver to its granularity), or of the
+// SMs left over when `rest`; *count gets its SM count.
+static CUgreenCtx make_green_context(int sms, bool rest, int* count) {
+  CUdevice dev;
+  CHECK(cuDeviceGet(&dev, 0));
+  CUdevResource all, group, remaining;
+  CHECK(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
+  unsigned groups = 1;
+  CHECK(cuDevSmResourceSplitByCount(&group, &groups, &all, &remaining, 0, unsigned(sms)));
+  CUdevResourceDesc desc;
+  CHECK(cuDevResourceGenerateDesc(&desc, rest ? &remaining : &group, 1));
+  CUgreenCtx ctx;
+  CHECK(cuGreenCtxCreate(&ctx, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
+  *count = int(rest ? remaining.sm.smCount : group.sm.smCount);
+  return ctx;
+}
+
 static void load_thread(LoadKind kind) {
   cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const std::size_t n = kind == LoadKind::api ? (std::size_t(64) << 10) : (std::size_t(8) << 20);
+  if (g_load_green) {
+    CUstream gs;
+    CHECK(cuGreenCtxStreamCreate(&gs, g_load_green, CU_STREAM_NON_BLOCKING, 0));
+    s = gs;
+  } else {
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  const std::size_t n = g_load_bytes ? g_load_bytes : kind == LoadKind::api ? (std::size_t(64) << 10) : (std::size_t(8) << 20);
   void *host = nullptr, *a = nullptr, *b = nullptr;
   CHECK(cudaMallocHost(&host, n));
   std::memset(host, 1, n);
@@ -61,7 +92,7 @@ static void load_thread(LoadKind kind) {
   CHECK(cudaMemset(a, 0, n));
   while (!g_load_stop) {
     if (kind == LoadKind::kernel) {
-      load_copy_kernel<<<264, 512, 0, s>>>(static_cast<const uint4*>(a), static_cast<uint4*>(b), n / 16);
+      load_copy_kernel<<<g_load_blocks, 512, 0, s>>>(static_cast<const uint4*>(a), static_cast<uint4*>(b), n / 16);
     } else {
       CHECK(cudaMemcpyAsync(a, host, n, cudaMemcpyHostToDevice, s));
       if (kind == LoadKind::copy) CHECK(cudaMemcpyAsync(host, b, n / 8, cudaMemcpyDeviceToHost, s));
@@ -93,9 +124,12 @@ static std::vector<std::thread> start_load(std::string& description) {
     std::fprintf(stderr, "WK_BOUND_LOAD must be api:N, copy:N or kernel:N with N in 1..256, not '%s'\n", env);
     std::exit(2);
   }
+  if (const char* e = std::getenv("WK_BOUND_LOAD_BYTES")) g_load_bytes = std::max<std::size_t>(16, std::strtoull(e, nullptr, 10) / 16 * 16);
+  if (const char* e = std::getenv("WK_BOUND_LOAD_BLOCKS")) g_load_blocks = std::clamp(std::atoi(e), 1, 65535);
   for (int i = 0; i < count; ++i) threads.emplace_back(load_thread, kind);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // every thread running before the timing
-  description = ", beside " + std::to_string(count) + " " + kind_name + " load threads";
+  description = ", beside " + std::to_string(count) + " " + kind_name + " load threads of " + std::to_string(g_load_bytes ? g_load_bytes : kind == LoadKind::api ? 65536 : 8 << 20) +
+                " bytes" + (kind == LoadKind::kernel ? ", " + std::to_string(g_load_blocks) + " blocks" : std::string());
   return threads;
 }
 
@@ -153,7 +187,7 @@ static double measure(nvjpegHandle_t handle, bool hardware, cudaStream_t stream,
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [BATCHES=64,128] [PASSES=3]   (env WK_BOUND_LOAD=api|copy|kernel:N: other GPU work beside it)\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR [BATCHES=64,128] [PASSES=3]   (env WK_BOUND_LOAD=api|copy|kernel:N, WK_BOUND_LOAD_BYTES, WK_BOUND_LOAD_BLOCKS, WK_BOUND_GREEN: see the source)\n", argv[0]);
     return 2;
   }
   std::vector<int> batches;
@@ -199,10 +233,22 @@ int main(int argc, char** argv) {
   std::printf("nvJPEG start-up: CUDA context %.0f ms, %s decoder handle %.0f ms\n", context_s * 1e3,
               hardware ? "hardware" : "default", handle_s * 1e3);
   cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::string load;
+  if (const char* green = std::getenv("WK_BOUND_GREEN")) {
+    int load_sms = 0, decoder_sms = 0;
+    g_load_green = make_green_context(std::atoi(green), false, &load_sms);
+    CUgreenCtx decoder = make_green_context(std::atoi(green), true, &decoder_sms);
+    CUstream gs;
+    CHECK(cuGreenCtxStreamCreate(&gs, decoder, CU_STREAM_NON_BLOCKING, 0));
+    stream = gs;
+    load = ", decoder on " + std::to_string(decoder_sms) + " SMs and load on " + std::to_string(load_sms) + " (green contexts)";
+  } else {
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  }
   const auto t_load = Clock::now();
-  std::vector<std::thread> load_threads = start_load(load);
+  std::string load_threads_text;
+  std::vector<std::thread> load_threads = start_load(load_threads_text);
+  load = load_threads_text + load;
   double best = 0;
   int best_batch = 0;
   for (int b : batches) {

@@ -420,6 +420,7 @@ cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>*
 
 cudaStream_t Pipeline::stream() {
   if (impl_->backend != Backend::gpu) throw Error(ErrorCategory::internal, "Pipeline::stream() on a CPU pipeline");
+  if (impl_->options.stream) return impl_->options.stream;
   if (!impl_->stream) impl_->stream.emplace();
   return impl_->stream->get();
 }

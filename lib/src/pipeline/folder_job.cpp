@@ -41,13 +41,51 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// The streams the workers' GPU pipelines (and their JPEG encoders) run on: a few per device,
+// shared, made on first use. The decoder's rate depends on how many other streams run kernels
+// beside it, not on their kernels' size: 16 workers on 16 streams cost nvJPEG's batched decode
+// ~0.9 ms per image against ~0.8 on 2 shared streams, and the steady rate went from 970-998 to
+// 1091-1117 img/s (docs/benchmarks.md, issue 20, sixth pass). WK_GPU_STREAMS=N sets how many per
+// device (0: one per worker, as before; anything but a number from 0 to 64 leaves the default).
+class WorkerStreams {
+ public:
+  WorkerStreams() {
+    if (const char* e = std::getenv("WK_GPU_STREAMS"); e && *e) {
+      char* end = nullptr;
+      const long n = std::strtol(e, &end, 10);
+      if (*end == '\0' && n >= 0 && n <= 64) per_device_ = int(n);
+    }
+  }
+  // A stream on `device` (the current one) for a new pipeline, the device's streams taken in turn;
+  // nullptr: the pipeline makes its own.
+  cudaStream_t take(int device) {
+    if (per_device_ == 0) return nullptr;
+    std::lock_guard<std::mutex> lock(m_);
+    PerDevice& d = devices_[device];
+    if (d.streams.empty()) d.streams.resize(std::size_t(per_device_));
+    auto& s = d.streams[d.taken++ % d.streams.size()];
+    if (!s) s.emplace();
+    return s->get();
+  }
+
+ private:
+  struct PerDevice {
+    std::vector<std::optional<Stream>> streams;
+    std::size_t taken = 0;
+  };
+  int per_device_ = 2;
+  std::mutex m_;
+  std::map<int, PerDevice> devices_;
+};
+
 // One worker's pipelines: the GPU one on its device, and a CPU one made when first needed
 // (--device cpu, or after a GPU failure). A GPU worker also owns, when used, its nvJPEG encoder
 // (JPEG outputs).
 struct WorkerPipelines {
-  WorkerPipelines(const FolderJobOptions& o, int d) : opt(o), device(d) {}
+  WorkerPipelines(const FolderJobOptions& o, int d, WorkerStreams& s) : opt(o), device(d), streams(s) {}
   const FolderJobOptions& opt;
   int device;  // -1: CPU
+  WorkerStreams& streams;
   std::optional<image::Pipeline> gpu, cpu;
   bool gpu_failed = false;
   // This device's encoder library handle when nvJPEG encodes (made in the background at the
@@ -60,7 +98,11 @@ struct WorkerPipelines {
   image::Pipeline& pick() {
     if (device >= 0 && !gpu_failed) {
       WK_CUDA_CHECK(cudaSetDevice(device));
-      if (!gpu) gpu.emplace(opt.pipeline_text, Backend::gpu, opt.pipeline_options);
+      if (!gpu) {
+        image::PipelineOptions po = opt.pipeline_options;
+        po.stream = streams.take(device);
+        gpu.emplace(opt.pipeline_text, Backend::gpu, po);
+      }
       return *gpu;
     }
     if (!cpu) cpu.emplace(opt.pipeline_text, Backend::cpu, opt.pipeline_options);
@@ -769,8 +811,9 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     }
   }
 
+  WorkerStreams worker_streams;  // outlives the workers' pipelines and encoders
   auto worker = [&](int w) {
-    WorkerPipelines wp{opt, device_of(w)};
+    WorkerPipelines wp{opt, device_of(w), worker_streams};
     JpegDecodeService* service = services.count(wp.device) ? services.at(wp.device).get() : nullptr;
     if (encode_libraries.count(wp.device)) wp.encode_library = encode_libraries.at(wp.device);
     // start_on_cpu: this worker takes whole files on the CPU until the start-up thread says the

@@ -38,6 +38,10 @@ std::string operations_help();
 struct PipelineOptions {
   Border border;      // the convolution family's border (default reflect101, as OpenCV)
   bool plot = false;  // histogram: also write NAME.hist.png
+  // GPU pipelines: the stream to run on, borrowed (it must outlive the pipeline), instead of one
+  // of the pipeline's own. Pipelines in several threads may share one; each run then also waits
+  // for what the others queued on it before its own synchronization.
+  cudaStream_t stream = nullptr;
 };
 
 // A file an operation produces next to the output image: the writer names it NAME + suffix,
