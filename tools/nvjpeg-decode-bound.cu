@@ -55,7 +55,7 @@ __global__ void load_copy_kernel(const uint4* in, uint4* out, std::size_t n) {
 
 static CUgreenCtx g_load_green = nullptr;  // WK_BOUND_GREEN: the load's SMs
 static int g_load_blocks = 264;
-static std::size_t g_load_bytes = 0;       // 0: the kind's default
+static std::size_t g_load_bytes = 0;       // the load's buffer size, set by start_load
 
 // A green context of `sms` SMs of device 0 (rounded by the driver to its granularity), or of the
 // SMs left over when `rest`; *count gets its SM count.
@@ -83,7 +83,7 @@ static void load_thread(LoadKind kind) {
   } else {
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   }
-  const std::size_t n = g_load_bytes ? g_load_bytes : kind == LoadKind::api ? (std::size_t(64) << 10) : (std::size_t(8) << 20);
+  const std::size_t n = g_load_bytes;
   void *host = nullptr, *a = nullptr, *b = nullptr;
   CHECK(cudaMallocHost(&host, n));
   std::memset(host, 1, n);
@@ -124,11 +124,12 @@ static std::vector<std::thread> start_load(std::string& description) {
     std::fprintf(stderr, "WK_BOUND_LOAD must be api:N, copy:N or kernel:N with N in 1..256, not '%s'\n", env);
     std::exit(2);
   }
+  g_load_bytes = kind == LoadKind::api ? (std::size_t(64) << 10) : (std::size_t(8) << 20);
   if (const char* e = std::getenv("WK_BOUND_LOAD_BYTES")) g_load_bytes = std::max<std::size_t>(16, std::strtoull(e, nullptr, 10) / 16 * 16);
   if (const char* e = std::getenv("WK_BOUND_LOAD_BLOCKS")) g_load_blocks = std::clamp(std::atoi(e), 1, 65535);
   for (int i = 0; i < count; ++i) threads.emplace_back(load_thread, kind);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // every thread running before the timing
-  description = ", beside " + std::to_string(count) + " " + kind_name + " load threads of " + std::to_string(g_load_bytes ? g_load_bytes : kind == LoadKind::api ? 65536 : 8 << 20) +
+  description = ", beside " + std::to_string(count) + " " + kind_name + " load threads of " + std::to_string(g_load_bytes) +
                 " bytes" + (kind == LoadKind::kernel ? ", " + std::to_string(g_load_blocks) + " blocks" : std::string());
   return threads;
 }

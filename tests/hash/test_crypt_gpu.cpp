@@ -132,7 +132,7 @@ TEST_CASE("GPU self-check failure: no result leaves the engine or wk-hash", "[gp
     HashOptions o;
     o.method = Method::sha512crypt;
     o.rounds = 1000;
-    CryptEngine engine(Backend::gpu, 0, o.method);  // checked at start-up: queued beside the first batch
+    CryptEngine engine(Backend::gpu, 0, o.method);  // queued at start-up, run while the first batch is packed
     const std::size_t n = 300, record = generated_setting_bytes(o), stride = crypt_string_bytes(o) + 1;
     std::string settings(n * record, '\0');
     generate_settings_into(o, n, settings.data());
