@@ -58,8 +58,8 @@ Files:
 
 Speed:
   Worker threads (--threads, one per core by default) read, decode, encode and write in
-  parallel; each owns a CUDA stream with pinned staging buffers, so uploads, kernels and
-  downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
+  parallel; each owns pinned staging buffers, and the workers of a GPU share two CUDA streams,
+  so uploads, kernels and downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
   moves that worker to the CPU path; no file is lost.
   --device auto (the default) never waits for the GPU: the workers start on the CPU at once
   while the GPU (CUDA context, nvJPEG, a first decode: ~1 s) starts on a background thread,
@@ -99,6 +99,10 @@ Many machines (MPI): mpirun -np N wk-image ... (or srun) runs one job over N ran
 
 Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
 the report says what was done. A second Ctrl-C ends at once (temporary files removed, no report).
+
+Environment: wk-image sets CUDA_DEVICE_MAX_CONNECTIONS=32 (the driver's most work queues per
+  GPU context; its default 8 made the workers' streams and the JPEG decoder wait on each other)
+  unless it is set already: set it yourself to keep another value (e.g. under MPS).
 
 Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage error,
 130 interrupted.)";
@@ -415,7 +419,8 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  wk::app::keep_freed_buffers();  // a few image buffers per file and worker
+  wk::app::widen_gpu_work_queues();  // the workers' streams and nvJPEG's decoder, each its own queue
+  wk::app::keep_freed_buffers();     // a few image buffers per file and worker
   // mpirun / srun: this process is one rank of several
   if (const int code = wk::app::start_world(kProg, &argc, &argv); code != wk::app::kSuccess) return code;
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};

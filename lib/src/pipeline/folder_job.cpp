@@ -42,11 +42,15 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // The streams the workers' GPU pipelines (and their JPEG encoders) run on: a few per device,
-// shared, made on first use. The decoder's rate depends on how many other streams run kernels
-// beside it, not on their kernels' size: 16 workers on 16 streams cost nvJPEG's batched decode
-// ~0.9 ms per image against ~0.8 on 2 shared streams, and the steady rate went from 970-998 to
-// 1091-1117 img/s (docs/benchmarks.md, issue 20, sixth pass). WK_GPU_STREAMS=N sets how many per
-// device (0: one per worker, as before; anything but a number from 0 to 64 leaves the default).
+// shared, made on first use. The driver gives a context a fixed number of work queues
+// (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default) and streams beyond them share queues, so with 16
+// workers on 16 streams the decoder's work waited behind theirs: nvJPEG's batched decode took
+// ~0.9 ms per image against ~0.8 on 2 shared streams (steady 970-998 -> 1091-1117 img/s,
+// docs/benchmarks.md, issue 20, sixth pass). wk-image now asks for 32 queues
+// (app::widen_gpu_work_queues), with which 2 shared streams and one per worker measure the same
+// (seventh pass); two stay the default so the number of streams does not grow with --threads.
+// WK_GPU_STREAMS=N sets how many per device (0: one per worker; anything but a number from 0 to
+// 64 leaves the default).
 class WorkerStreams {
  public:
   WorkerStreams() {
