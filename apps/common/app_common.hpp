@@ -38,17 +38,20 @@ void ignore_interrupts();
 void keep_freed_buffers();
 
 // For apps whose threads run kernels on several CUDA streams of one GPU at once (wk-image: the
-// workers' streams beside nvJPEG's decoder): sets CUDA_DEVICE_MAX_CONNECTIONS=32, the most work
-// queues (connections) the driver gives a context; its default is 8. Streams beyond the queues
-// share them, and one stream's work then waits behind another's: on the H100, nvJPEG's hardware
-// decode beside 4 threads of kernels ran at 1172 img/s with 8 queues and 1341 with 32 (ceiling
-// 1362), wk-image's steady rate went from 1112-1127 to 1207-1261 img/s (docs/benchmarks.md, issue
-// 20, seventh pass). Does nothing when the variable is set (the user's choice; under MPS each
-// client's queues come out of one pool). First thing in main: before any CUDA call (the driver
-// reads it when it makes a context) and before other threads exist (setenv).
+// workers' streams beside nvJPEG's decoder): sets CUDA_DEVICE_MAX_CONNECTIONS=12, the number of
+// work queues (connections) the driver gives a context; its default is 8. Streams beyond the
+// queues share them, and one stream's work then waits behind another's. H100, 2026-11-26
+// (docs/benchmarks.md, issue 20, seventh pass): nvJPEG's hardware decode beside 4 threads of
+// kernels ran at 1155 img/s with 8 queues, 1354 with 12 (alone: 1360); wk-image's steady rate
+// over 3000 photos went from 1110-1143 to 1192-1229 img/s. More queues cost start-up, each about
+// 12-14 ms more to make the context and tear it down (a bare context: 0.33 s with 8, 0.49 s with
+// 16, 0.84-0.89 s with 32, process exec to exit), which with 32 made whole jobs slower. Does
+// nothing when the variable is set (the user's choice; under MPS each client's queues come out
+// of one pool). First thing in main: before any CUDA call (the driver reads it when it makes a
+// context) and before other threads exist (setenv).
 void widen_gpu_work_queues();
 // The value widen_gpu_work_queues sets.
-inline constexpr const char* kGpuWorkQueues = "32";
+inline constexpr const char* kGpuWorkQueues = "12";
 
 // Ends the process at once with `code` after flushing standard output and error: no static
 // destructors, no atexit handlers (the CUDA runtime's teardown). Only once every output is

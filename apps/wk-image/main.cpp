@@ -100,9 +100,10 @@ Many machines (MPI): mpirun -np N wk-image ... (or srun) runs one job over N ran
 Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
 the report says what was done. A second Ctrl-C ends at once (temporary files removed, no report).
 
-Environment: wk-image sets CUDA_DEVICE_MAX_CONNECTIONS=32 (the driver's most work queues per
-  GPU context; its default 8 made the workers' streams and the JPEG decoder wait on each other)
-  unless it is set already: set it yourself to keep another value (e.g. under MPS).
+Environment: wk-image sets CUDA_DEVICE_MAX_CONNECTIONS=12 (work queues per GPU context; with
+  the driver's default 8 the workers' streams and the JPEG decoder wait on each other; each
+  queue more costs ~13 ms of start-up) unless it is set already: set it yourself to keep
+  another value (1-32; e.g. under MPS).
 
 Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage error,
 130 interrupted.)";

@@ -25,18 +25,18 @@ class SavedVariable {
 };
 }  // namespace
 
-TEST_CASE("widen_gpu_work_queues: 32 CUDA work queues unless the user chose", "[app]") {
+TEST_CASE("widen_gpu_work_queues: 12 CUDA work queues unless the user chose", "[app]") {
   SavedVariable saved("CUDA_DEVICE_MAX_CONNECTIONS");
-  SECTION("unset: set to 32") {
+  SECTION("unset: set to 12") {
     ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
     wk::app::widen_gpu_work_queues();
     const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
     REQUIRE(v != nullptr);
-    CHECK(std::string(v) == "32");
+    CHECK(std::string(v) == "12");
     CHECK(std::string(v) == wk::app::kGpuWorkQueues);
   }
   SECTION("set: kept, even when empty") {
-    for (const char* mine : {"4", "8", ""}) {
+    for (const char* mine : {"4", "32", ""}) {
       ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", mine, 1);
       wk::app::widen_gpu_work_queues();
       CHECK(std::string(std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")) == mine);

@@ -46,9 +46,10 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 // (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default) and streams beyond them share queues, so with 16
 // workers on 16 streams the decoder's work waited behind theirs: nvJPEG's batched decode took
 // ~0.9 ms per image against ~0.8 on 2 shared streams (steady 970-998 -> 1091-1117 img/s,
-// docs/benchmarks.md, issue 20, sixth pass). wk-image now asks for 32 queues
-// (app::widen_gpu_work_queues), with which 2 shared streams and one per worker measure the same
-// (seventh pass); two stay the default so the number of streams does not grow with --threads.
+// docs/benchmarks.md, issue 20, sixth pass). wk-image now asks for 12 queues
+// (app::widen_gpu_work_queues; seventh pass). With 32, 2 shared streams and one per worker
+// measured the same; two stay the default so that the number of streams does not grow with
+// --threads beyond what a few queues hold.
 // WK_GPU_STREAMS=N sets how many per device (0: one per worker; anything but a number from 0 to
 // 64 leaves the default).
 class WorkerStreams {
