@@ -6,6 +6,8 @@
 #            peak GPU memory in use while it ran (nvidia-smi, where there is one)
 #   report   img/s by the job's own clock (the report's totals)
 #   steady   img/s of the files after the first tenth (start-up left out)
+#   after hand-over   (--device auto, when files went to both devices) img/s from the GPU's first
+#            finished file to the last file: the CPU's share of the start left out
 #   first    when the first output was finished, from the job's start
 #   gpu      when the GPU took over (--device auto), files on the GPU / on the CPU, and the
 #            decoding thread's time: busy (split into nvJPEG's header inspection, the host time inside
@@ -98,6 +100,12 @@ med = {k: sorted(f["ms"][k] for f in ok)[len(ok) // 2] if ok else 0 for k in sta
 done = sorted(f["finished_s"] for f in ok)
 k = len(done) // 10
 steady = (len(done) - 1 - k) / (done[-1] - done[k]) if len(done) > 20 and done[-1] > done[k] else 0
+# After the hand-over (--device auto, files on both devices): the whole job's rate from the GPU's
+# first finished file to the last one, the start-up on the CPU left out.
+gpu_done = sorted(f["finished_s"] for f in ok if f.get("device", "").startswith("gpu"))
+cpu_files = sum(1 for f in ok if f.get("device") == "cpu")
+after = [d for d in done if gpu_done and d >= gpu_done[0]]
+handed = (len(after) - 1) / (after[-1] - after[0]) if cpu_files and len(after) > 20 and after[-1] > after[0] else 0
 t = r["totals"]
 dev = collections.Counter(f.get("device", "") for f in ok)
 g = r.get("gpu")
@@ -110,7 +118,7 @@ if g:
 gm = f", GPU mem +{w['gpu_mb']} MiB" if w.get("gpu_mb") is not None else ""
 # First field: wall img/s (parsed by the caller).
 print(f"{len(ok) / w['wall_s']:.1f}", f"wall {w['wall_s']:.2f} s (rc {w['rc']}, RSS {w['rss_mb']:.0f} MiB{gm}); report {t['images_per_second']:.1f} img/s;"
-      f" steady {steady:.1f} img/s; first file {done[0] if done else 0:.2f} s; median ms",
+      f" steady {steady:.1f} img/s;" + (f" after hand-over {handed:.1f} img/s;" if handed else "") + f" first file {done[0] if done else 0:.2f} s; median ms",
       "/".join(f"{med[k]:.1f}" for k in stages), "(read/decode/process/encode/write); devices", dict(dev),
       "decoders", dict(collections.Counter(f.get("decoder", "") for f in ok)), f"failed {t['failed']}{gpu}")
 PY
@@ -160,9 +168,10 @@ for fmt in jpg png; do
     s=$(wk "$WORK/in" $fmt $v)
     wall=${s%% *}
     steady=$(echo "$s" | sed -n 's/.* steady \([0-9.]*\) img\/s.*/\1/p')
+    handed=$(echo "$s" | sed -n 's/.* after hand-over \([0-9.]*\) img\/s.*/\1/p')
     extra=""
     [ "$ceiling" != 0 ] && [ "$v" != "--device cpu" ] && extra="; steady = $(ratio "$steady" "$ceiling")x the nvJPEG ceiling $ceiling img/s"
-    [ "$enc_bound" != 0 ] && extra="$extra; wall = $(ratio "$wall" "$enc_bound")x, steady = $(ratio "$steady" "$enc_bound")x the PNG encode bound $enc_bound img/s"
+    [ "$enc_bound" != 0 ] && extra="$extra; wall = $(ratio "$wall" "$enc_bound")x, steady = $(ratio "$steady" "$enc_bound")x${handed:+, after hand-over = $(ratio "$handed" "$enc_bound")x} the PNG encode bound $enc_bound img/s"
     echo "$fmt output, wk-image $v: wall $wall img/s = $(ratio "$wall" "$base")x OpenCV $T threads ($base img/s)$extra;" \
          "OpenCV decode-only $base_dec img/s; ${s#* }"
   done
