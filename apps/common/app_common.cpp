@@ -105,10 +105,7 @@ void keep_freed_buffers() {
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
-void widen_gpu_work_queues() {
-  if (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")) return;
-  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", kGpuWorkQueues, 0);
-}
+void widen_gpu_work_queues() { ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", kGpuWorkQueues, /*overwrite=*/0); }
 
 void exit_now(int code) {
   std::cout.flush();

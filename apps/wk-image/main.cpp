@@ -59,8 +59,8 @@ Files:
 Speed:
   Worker threads (--threads, one per core by default) read, decode, encode and write in
   parallel; each owns pinned staging buffers, and the workers of a GPU share two CUDA streams,
-  so uploads, kernels and downloads of different images overlap, spread over --gpus. A GPU failure (out of memory)
-  moves that worker to the CPU path; no file is lost.
+  so uploads, kernels and downloads of different images overlap, spread over --gpus. A GPU
+  failure (out of memory) moves that worker to the CPU path; no file is lost.
   --device auto (the default) never waits for the GPU: the workers start on the CPU at once
   while the GPU (CUDA context, nvJPEG, a first decode: ~1 s) starts on a background thread,
   then hand over to it; the first files' outputs are those of --device cpu, and the report
