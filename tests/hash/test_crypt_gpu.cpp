@@ -123,10 +123,7 @@ TEST_CASE("GPU known-answer self-check passes", "[gpu][hash]") {
 // before any result of it leaves the engine (WK_SELF_CHECK_FAULT=1 makes every pair fail).
 TEST_CASE("GPU self-check failure: no result leaves the engine or wk-hash", "[gpu][hash][cli]") {
   namespace wt = wk::test;
-  struct FaultOn {
-    FaultOn() { ::setenv("WK_SELF_CHECK_FAULT", "1", 1); }
-    ~FaultOn() { ::unsetenv("WK_SELF_CHECK_FAULT"); }
-  } fault;
+  wt::ScopedEnv fault("WK_SELF_CHECK_FAULT", "1");
   std::mt19937 rng(29);
   {
     HashOptions o;

@@ -207,13 +207,9 @@ TEST_CASE("nvJPEG inspection: warpkit's marker walk sends every file where nvJPE
   write_file(in / "e_gray.jpg", encode_jpeg(photo_like(333, 217, 1, 22), {}));
   write_file(in / "f_progressive.jpg", encode_jpeg(colour, {cv::IMWRITE_JPEG_PROGRESSIVE, 1}));
   write_file(in / "g_small.jpg", encode_jpeg(photo_like(17, 9, 3, 23), {}));
-  struct Env {  // WK_NVJPEG_INSPECT for one job
-    explicit Env(const char* v) { ::setenv("WK_NVJPEG_INSPECT", v, 1); }
-    ~Env() { ::unsetenv("WK_NVJPEG_INSPECT"); }
-  };
   std::map<std::string, std::map<std::string, std::string>> decoder_by;  // mode -> file -> decoder
   for (const char* mode : {"workers", "warpkit", "decoder"}) {
-    Env env(mode);
+    wk::test::ScopedEnv inspect_by("WK_NVJPEG_INSPECT", mode);  // for this job
     std::vector<std::string> notices;
     const pipeline::JobResult res = run_job(in, dir / (std::string("out-") + mode), "hist", pipeline::JpegDecoder::nvjpeg, &notices);
     for (const auto& n : notices) {

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,27 @@ void write_bytes(const std::filesystem::path& path, const std::string& bytes);
 // empty when `dir` does not exist.
 std::vector<std::string> files_below(const std::filesystem::path& dir);
 std::string read_bytes(const std::filesystem::path& path);
+
+// One environment variable changed for a scope: what it was (set or not) comes back at scope exit.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) saved_ = v;
+  }
+  ScopedEnv(const char* name, const char* value) : ScopedEnv(name) { set(value); }
+  ~ScopedEnv() {
+    if (saved_) ::setenv(name_, saved_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void set(const char* value) { ::setenv(name_, value, 1); }
+  void unset() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
 
 // True under tests/sanitize/run_sanitizer.sh (it sets WK_SANITIZER_RUN): tests whose workload
 // is only a longer run of the same code paths shrink it there; the plain run checks it all.
