@@ -411,6 +411,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   pipeline::JobResult result = report_now(true);
   result.gpu.ready_s = mine.gpu.ready_s;
   result.gpu.not_used = mine.gpu.not_used;
+  result.gpu.decode_warm_up = mine.gpu.decode_warm_up;
   result.gpu.gpu_name = mine.gpu.gpu_name;
   return finish_job(result, job, report, quiet,
                     fmt::format("{} ranks ({} files on GPUs, {} on CPUs)", world.size, result.gpu.files_gpu,

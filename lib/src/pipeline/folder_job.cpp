@@ -480,7 +480,7 @@ struct StartPlan {
   int workers = 1;
   bool nvjpeg_decode = false, nvjpeg_encode = false;
   int jpeg_batch = 64, jpeg_quality = 95;
-  fs::path warm_jpeg;     // the job's first JPEG input (the decoders' warm-up); empty: none
+  std::vector<fs::path> warm_jpegs;  // the job's first JPEG inputs (JpegDecodeService::Options)
   std::string pipeline_text;
   image::PipelineOptions pipeline_options;
   Clock::time_point t0;   // the job's start
@@ -550,7 +550,7 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
         o.batch = plan.jpeg_batch;
         o.first_batch = plan.jpeg_batch;  // no ramp: the CPU covers the start
         o.producers = producers[d];
-        o.warm_jpeg = plan.warm_jpeg;
+        o.warm_jpegs = plan.warm_jpegs;
         o.notice = [weak = std::weak_ptr<GpuStartup>(st)](const std::string& m) {
           if (auto alive = weak.lock()) alive->tell(m);
         };
@@ -781,11 +781,10 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     startup->notice = [&rep](const std::string& m) { rep.notice(m); };
     StartPlan plan{opt.gpus, workers, nvjpeg_decode, nvjpeg_encode, opt.jpeg_batch, opt.encode.jpeg_quality, {},
                    opt.pipeline_text, opt.pipeline_options, t0, opt.gpu_share_index, opt.gpu_share_count};
-    for (const auto& f : scan.files)
-      if (io::is_jpeg_path(f.path)) {
-        plan.warm_jpeg = f.path;
-        break;
-      }
+    // The decoder's warm-up reads their sizes (after its handle is made) and takes the longest.
+    constexpr std::size_t kWarmCandidates = 1024;
+    for (std::size_t i = 0; i < scan.files.size() && plan.warm_jpegs.size() < kWarmCandidates; ++i)
+      if (io::is_jpeg_path(scan.files[i].path)) plan.warm_jpegs.push_back(scan.files[i].path);
     startup->thread = std::thread(start_gpu, startup, std::move(plan));
   }
 
@@ -941,6 +940,7 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     gs.decode_call_s += st.call_s;
     gs.decode_sync_s += st.sync_s;
     gs.worker_inspect_s += st.worker_inspect_s;
+    if (gs.decode_warm_up.empty()) gs.decode_warm_up = st.warm_jpeg;
     return st.started_s;
   };
   for (auto& [device, service] : services) {

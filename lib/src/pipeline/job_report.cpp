@@ -136,6 +136,7 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
                 {"decode_call_s", g.decode_call_s}, {"decode_sync_s", g.decode_sync_s},
                 {"worker_inspect_s", g.worker_inspect_s}};
     if (!g.not_used.empty()) j["gpu"]["not_used"] = g.not_used;
+    if (!g.decode_warm_up.empty()) j["gpu"]["decode_warm_up"] = g.decode_warm_up;
   }
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

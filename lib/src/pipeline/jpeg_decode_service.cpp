@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string_view>
+#include <system_error>
+#include <tuple>
+#include <utility>
 
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -29,7 +33,7 @@ std::size_t pixel_bytes(const FileWork& fw) {
 }  // namespace
 
 JpegDecodeService::JpegDecodeService(Options o)
-    : device_(o.device), notice_(std::move(o.notice)), warm_jpeg_(std::move(o.warm_jpeg)),
+    : device_(o.device), notice_(std::move(o.notice)), warm_jpegs_(std::move(o.warm_jpegs)),
       first_batch_(std::clamp(o.first_batch, 1, std::max(1, o.batch))), batch_(std::max(1, o.batch)),
       producers_(o.producers), inspect_by_(inspect_by_from_environment()) {
   thread_ = std::thread([this] { run(); });
@@ -285,20 +289,32 @@ void JpegDecodeService::run() {
   }
 }
 
-// One batch of first_batch_ copies of the job's first JPEG (when nvJPEG takes it), into buffers
-// that then wait in free_ for the first real batch. A file that cannot be read or decoded here
-// only costs the warm-up: the job reports it when it gets to it.
+// One batch of first_batch_ copies of the longest candidate JPEG (or, when nvJPEG does not take
+// it, the first), into buffers that then wait in free_ for the first real batch. A file that
+// cannot be read or decoded here only costs the warm-up: the job reports it when it gets to it.
 void JpegDecodeService::warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream) {
-  if (warm_jpeg_.empty()) return;
+  if (warm_jpegs_.empty()) return;
   nvtx::Range range("nvjpeg warm-up", nvtx::Color::codec);
+  std::size_t longest = 0;
+  std::uintmax_t longest_bytes = 0;
+  for (std::size_t k = 0; k < warm_jpegs_.size(); ++k) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(warm_jpegs_[k], ec);
+    if (!ec && size > longest_bytes) std::tie(longest, longest_bytes) = std::pair(k, size);
+  }
   std::vector<std::uint8_t> bytes;
   io::NvjpegImageInfo info;
-  try {
-    bytes = io::read_file(warm_jpeg_);
-  } catch (const std::exception&) {
-    return;
+  std::optional<std::size_t> taken;
+  for (const std::size_t k : {longest, std::size_t(0)}) {
+    try {
+      bytes = io::read_file(warm_jpegs_[k]);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (decoder.inspect(bytes, info).empty()) taken = k;
+    if (taken || k == 0) break;
   }
-  if (!decoder.inspect(bytes, info).empty()) return;
+  if (!taken) return;
   const std::size_t n = std::size_t(first_batch_);
   std::vector<DeviceImage> images(n);
   std::vector<std::span<const std::uint8_t>> jpegs(n, std::span<const std::uint8_t>(bytes));
@@ -313,6 +329,7 @@ void JpegDecodeService::warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream)
   }
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& im : images) free_.push_back(std::move(im));
+  stats_.warm_jpeg = warm_jpegs_[*taken].string();
 }
 
 // One nvjpegDecodeBatched call per output format (nvJPEG fixes it per batch). The files of a
