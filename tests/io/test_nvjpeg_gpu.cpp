@@ -261,41 +261,55 @@ TEST_CASE("nvJPEG decode feeds the GPU operations: gray,gauss:5 close to the Ope
 
 // --device auto: the decoder's warm-up decodes the longest JPEG of the job (the hardware decoder
 // sizes each place of a batch for the longest JPEG it has held, and grows it slowly when a longer
-// one comes), or the first JPEG when nvJPEG does not take the longest. The job's outputs do not
-// depend on which.
-TEST_CASE("nvJPEG warm-up under --device auto: the job's longest JPEG, else its first", "[gpu][nvjpeg][pipeline]") {
+// one comes), leaving out those longer than twice the median, or the first JPEG when nvJPEG does
+// not take the longest. The job's outputs do not depend on which.
+TEST_CASE("nvJPEG warm-up under --device auto: the job's longest JPEG but no outlier, else its first",
+          "[gpu][nvjpeg][pipeline]") {
   if (no_nvjpeg()) return;
   test::TempDir dir;
   const test::ScopedEnv start_gpu("WK_CPU_START_FILES", "2");  // always starts the GPU
-  auto run_auto = [&](const fs::path& in, const fs::path& out) {
-    pipeline::FolderJobOptions opt = job_options(in, out, "gray");
+  // Seven 320x240 JPEGs, and "f5.jpg" in the middle of the list, different in each case.
+  std::size_t longest_small = 0;
+  auto folder_with = [&](const std::string& name, const std::vector<std::uint8_t>& f5) {
+    fs::create_directories(dir / name);
+    for (int k = 0; k < 8; ++k) {
+      if (k == 5) continue;
+      const auto bytes = encode_jpeg(photo_like(320, 240, 3, 200 + k), {cv::IMWRITE_JPEG_QUALITY, 85});
+      longest_small = std::max(longest_small, bytes.size());
+      write_file(dir / name / ("f" + std::to_string(k) + ".jpg"), bytes);
+    }
+    write_file(dir / name / "f5.jpg", f5);
+    return dir / name;
+  };
+  auto run_auto = [&](const fs::path& in, cv::Size f5_size) {
+    pipeline::FolderJobOptions opt = job_options(in, dir / ("out-" + in.filename().string()), "gray");
     opt.start_on_cpu = true;
     const pipeline::JobResult r = pipeline::run_folder_job(opt);
     REQUIRE(r.records.size() == 8);
     for (const auto& f : r.records) {
       INFO(f.path << ": " << pipeline::to_string(f.status) << " " << f.error);
       CHECK(f.status == pipeline::FileStatus::ok);
-      const bool big = fs::path(f.path).filename() == "f5.jpg";
-      CHECK(cv::imread((out / fs::path(f.path).filename()).replace_extension(".png").string(), cv::IMREAD_UNCHANGED).size() ==
-            (big ? cv::Size(960, 720) : cv::Size(320, 240)));
+      CHECK(cv::imread(f.output, cv::IMREAD_UNCHANGED).size() ==
+            (fs::path(f.path).filename() == "f5.jpg" ? f5_size : cv::Size(320, 240)));
     }
     CHECK(r.gpu.files_gpu > 0);
     return r.gpu.decode_warm_up;
   };
-  for (const char* folder : {"longest_jpeg", "longest_not_jpeg"}) {
-    fs::create_directories(dir / folder);
-    for (int k = 0; k < 8; ++k)
-      if (k != 5) write_file(dir / folder / ("f" + std::to_string(k) + ".jpg"), encode_jpeg(photo_like(320, 240, 3, 200 + k), {cv::IMWRITE_JPEG_QUALITY, 85}));
-  }
-  // The longest file sits in the middle of the list.
-  const cv::Mat big = photo_like(960, 720, 3, 300);
-  write_file(dir / "longest_jpeg" / "f5.jpg", encode_jpeg(big, {cv::IMWRITE_JPEG_QUALITY, 95}));
-  CHECK(run_auto(dir / "longest_jpeg", dir / "out1") == (dir / "longest_jpeg" / "f5.jpg").string());
-  // A PNG named .jpg: nvJPEG turns it down, OpenCV decodes it by its content.
-  std::vector<std::uint8_t> png;
-  REQUIRE(cv::imencode(".png", big, png));
-  write_file(dir / "longest_not_jpeg" / "f5.jpg", png);
-  CHECK(run_auto(dir / "longest_not_jpeg", dir / "out2") == (dir / "longest_not_jpeg" / "f0.jpg").string());
+  // A somewhat longer JPEG: the warm-up takes it.
+  const fs::path a = folder_with("longer", encode_jpeg(photo_like(352, 264, 3, 300), {cv::IMWRITE_JPEG_QUALITY, 85}));
+  CHECK(run_auto(a, {352, 264}) == (a / "f5.jpg").string());
+  // Far longer than the others (more than twice their median): the longest of the others.
+  const fs::path b = folder_with("outlier", encode_jpeg(photo_like(1280, 960, 3, 301), {cv::IMWRITE_JPEG_QUALITY, 95}));
+  const fs::path warm_b = run_auto(b, {1280, 960});
+  CHECK(warm_b != (b / "f5.jpg").string());
+  CHECK(warm_b.parent_path() == b);
+  // A BMP named .jpg, a little longer than the JPEGs: nvJPEG turns it down (OpenCV decodes it by
+  // its content), so the warm-up takes the first JPEG.
+  const int rows = int(longest_small * 6 / 5 / (100 * 3)) + 1;  // 24-bit rows of 300 bytes
+  std::vector<std::uint8_t> bmp;
+  REQUIRE(cv::imencode(".bmp", photo_like(100, rows, 3, 302), bmp));
+  const fs::path c = folder_with("not_jpeg", bmp);
+  CHECK(run_auto(c, {100, rows}) == (c / "f0.jpg").string());
 }
 
 TEST_CASE("nvJPEG decode service: many files over 4 workers, every record in input order, also when interrupted",

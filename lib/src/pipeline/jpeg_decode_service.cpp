@@ -10,8 +10,6 @@
 #include <optional>
 #include <string_view>
 #include <system_error>
-#include <tuple>
-#include <utility>
 
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -289,33 +287,55 @@ void JpegDecodeService::run() {
   }
 }
 
-// One batch of first_batch_ copies of the longest candidate JPEG (or, when nvJPEG does not take
-// it, the first), into buffers that then wait in free_ for the first real batch. A file that
-// cannot be read or decoded here only costs the warm-up: the job reports it when it gets to it.
+namespace {
+// The candidate the warm-up decodes first: the longest, leaving out those longer than twice the
+// median (a rare giant would have every place of a batch, and the warm-up's buffers, sized for it).
+std::size_t longest_warm_candidate(const std::vector<std::filesystem::path>& candidates) {
+  std::vector<std::uintmax_t> sizes(candidates.size(), 0);
+  std::vector<std::uintmax_t> known;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(candidates[k], ec);
+    if (!ec && size > 0) known.push_back(sizes[k] = size);
+  }
+  if (known.empty()) return 0;
+  std::nth_element(known.begin(), known.begin() + std::ptrdiff_t(known.size() / 2), known.end());
+  const std::uintmax_t limit = 2 * known[known.size() / 2];
+  std::size_t longest = 0;
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    if (sizes[k] <= limit && sizes[k] > sizes[longest]) longest = k;
+  return longest;
+}
+}  // namespace
+
+// One batch of first_batch_ copies of the longest candidate JPEG (longest_warm_candidate; the
+// first when nvJPEG does not take that one or its copies would not fit the device budget), into
+// buffers that then wait in free_ for the first real batch. A file that cannot be read or decoded
+// here only costs the warm-up: the job reports it when it gets to it.
 void JpegDecodeService::warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream) {
   if (warm_jpegs_.empty()) return;
   nvtx::Range range("nvjpeg warm-up", nvtx::Color::codec);
-  std::size_t longest = 0;
-  std::uintmax_t longest_bytes = 0;
-  for (std::size_t k = 0; k < warm_jpegs_.size(); ++k) {
-    std::error_code ec;
-    const std::uintmax_t size = std::filesystem::file_size(warm_jpegs_[k], ec);
-    if (!ec && size > longest_bytes) std::tie(longest, longest_bytes) = std::pair(k, size);
+  const std::size_t n = std::size_t(first_batch_);
+  std::size_t budget = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget = device_budget_;
   }
   std::vector<std::uint8_t> bytes;
   io::NvjpegImageInfo info;
   std::optional<std::size_t> taken;
-  for (const std::size_t k : {longest, std::size_t(0)}) {
+  for (const std::size_t k : {longest_warm_candidate(warm_jpegs_), std::size_t(0)}) {
     try {
       bytes = io::read_file(warm_jpegs_[k]);
     } catch (const std::exception&) {
       continue;
     }
-    if (decoder.inspect(bytes, info).empty()) taken = k;
+    if (decoder.inspect(bytes, info).empty() &&
+        n * std::size_t(info.width) * std::size_t(info.height) * std::size_t(info.channels) <= budget)
+      taken = k;
     if (taken || k == 0) break;
   }
   if (!taken) return;
-  const std::size_t n = std::size_t(first_batch_);
   std::vector<DeviceImage> images(n);
   std::vector<std::span<const std::uint8_t>> jpegs(n, std::span<const std::uint8_t>(bytes));
   std::vector<io::NvjpegImageInfo> infos(n, info);

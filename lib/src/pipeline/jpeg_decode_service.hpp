@@ -40,14 +40,15 @@ class JpegDecodeService {
     int batch = 64;        // the most JPEGs per decode call
     int first_batch = 8;   // the first batches ramp up from this size (doubling) to `batch`
     int producers = 1;     // workers that will submit (each calls producer_done() once)
-    // JPEGs of the job (its first ones, in order). The longest of them (in bytes) is decoded in
-    // one batch of first_batch copies as soon as the decoder exists, into buffers kept for the
-    // first real batch: nvJPEG's first call (~0.4 s on the H100, the hardware decoder starting)
-    // and the first buffer allocations happen before any file waits for them. The longest,
-    // because the hardware decoder sizes each place of a batch for the longest JPEG it has held
-    // and grows it, slowly, when a longer one comes: warmed with the job's first JPEG, its next
-    // seven batches of 4K photos took 59-94 ms instead of 49 (docs/benchmarks.md). The first one
-    // is decoded instead when nvJPEG does not take the longest. Empty: no warm-up.
+    // JPEGs of the job (its first ones, in order). The longest of them (in bytes; none longer
+    // than twice their median) is decoded in one batch of first_batch copies as soon as the
+    // decoder exists, into buffers kept for the first real batch: nvJPEG's first call (~0.4 s on
+    // the H100, the hardware decoder starting) and the first buffer allocations happen before any
+    // file waits for them. The longest, because the hardware decoder sizes each place of a batch
+    // for the longest JPEG it has held and grows it, slowly, when a longer one comes: warmed with
+    // the job's first JPEG, its next seven batches of 4K photos took 59-94 ms instead of 49
+    // (docs/benchmarks.md). The first one is decoded instead when nvJPEG does not take the
+    // longest or its copies would not fit the device budget. Empty: no warm-up.
     std::vector<std::filesystem::path> warm_jpegs;
     Notice notice;
   };
