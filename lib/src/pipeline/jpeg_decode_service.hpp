@@ -39,6 +39,7 @@ class JpegDecodeService {
     int device = 0;
     int batch = 64;        // the most JPEGs per decode call
     int first_batch = 8;   // the first batches ramp up from this size (doubling) to `batch`
+                           // (the folder job passes `batch`: it warms up instead)
     int producers = 1;     // workers that will submit (each calls producer_done() once)
     // JPEGs of the job (its first ones, in order). The longest of them (in bytes; none longer
     // than twice their median) is decoded in one batch of first_batch copies as soon as the

@@ -119,8 +119,8 @@ struct GpuSummary {
   double decode_inspect_s = 0, decode_call_s = 0, decode_sync_s = 0;
   // The workers' nvJPEG inspections (off the decoding thread), summed over the workers.
   double worker_inspect_s = 0;
-  // start_on_cpu: the JPEG nvJPEG's warm-up decoded (the longest of the job's first 1024, none
-  // longer than twice their median; the first when nvJPEG does not take that one); "" when none.
+  // The JPEG nvJPEG's warm-up decoded (the longest of the job's first 1024, none longer than
+  // twice their median; the first when nvJPEG does not take that one); "" when none.
   std::string decode_warm_up;
 };
 
