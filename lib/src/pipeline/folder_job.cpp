@@ -548,7 +548,6 @@ void start_gpu(std::shared_ptr<GpuStartup> st, StartPlan plan) {
         JpegDecodeService::Options o;
         o.device = d;
         o.batch = plan.jpeg_batch;
-        o.first_batch = plan.jpeg_batch;  // no ramp: the CPU covers the start
         o.producers = producers[d];
         o.warm_jpegs = plan.warm_jpegs;
         o.notice = [weak = std::weak_ptr<GpuStartup>(st)](const std::string& m) {
@@ -809,12 +808,10 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
         o.device = device;
         o.batch = opt.jpeg_batch;
         o.producers = count;
-        // Full batches from the start, after a warm-up batch that makes the decode state and
-        // sizes every place for the job's longest JPEG. Against batches of 8, 16, 32 first and no
-        // warm-up: 3000 4K files in 3.34 s instead of 3.85, the first file ~0.13 s later (H100,
-        // docs/benchmarks.md).
+        // The warm-up batch makes the decode state and sizes every place for the job's longest
+        // JPEG. Batches of 8, 16 and 32 first with no warm-up, as before, took 3.85 s instead of
+        // 3.34 s over 3000 4K files; the first file came ~0.13 s sooner (H100, docs/benchmarks.md).
         o.warm_jpegs = warm_jpegs;
-        o.first_batch = opt.jpeg_batch;
         o.notice = [&rep](const std::string& m) { rep.notice(m); };
         services[device] = std::make_unique<JpegDecodeService>(std::move(o));
       }

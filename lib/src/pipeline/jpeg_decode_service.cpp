@@ -32,7 +32,7 @@ std::size_t pixel_bytes(const FileWork& fw) {
 
 JpegDecodeService::JpegDecodeService(Options o)
     : device_(o.device), notice_(std::move(o.notice)), warm_jpegs_(std::move(o.warm_jpegs)),
-      first_batch_(std::clamp(o.first_batch, 1, std::max(1, o.batch))), batch_(std::max(1, o.batch)),
+      batch_(std::max(1, o.batch)),
       producers_(o.producers), inspect_by_(inspect_by_from_environment()) {
   thread_ = std::thread([this] { run(); });
 }
@@ -217,24 +217,21 @@ void JpegDecodeService::run() {
   auto fits_batch = [&](int limit) {
     return fits(*pending_.front(), producers_ == 0 ? 1 : std::min(pending_.size(), std::size_t(limit)));
   };
-  // The first batches are small (first_batch_, doubling up to batch_) so the first files reach
-  // the workers soon after start-up; then full batches.
-  int ramp = first_batch_;
   for (;;) {
     std::vector<std::unique_ptr<FileWork>> batch;
     bool refusing = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // A full batch, the last files, or producers waiting for room (many large JPEGs).
-      auto go = [&] { return pending_.size() >= std::size_t(std::min(batch_, ramp)) || producers_ == 0 || !room(); };
+      auto go = [&] { return pending_.size() >= std::size_t(batch_) || producers_ == 0 || !room(); };
       // Why it waits (for the stats): files enough but no device memory to decode into (the
       // workers are behind), or too few files (the producers are behind).
-      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits_batch(std::min(batch_, ramp));
+      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits_batch(batch_);
       const auto t_wait = Clock::now();
       changed_.wait(lock, [&] {
         if (pending_.empty()) return producers_ == 0;
         if (batch_ == 0) return true;
-        return go() && fits_batch(std::min(batch_, ramp));
+        return go() && fits_batch(batch_);
       });
       if (stats_.batches > 0) (for_room ? stats_.waiting_room_s : stats_.starved_s) += seconds_since(t_wait);
       if (pending_.empty()) {
@@ -243,8 +240,7 @@ void JpegDecodeService::run() {
         return;
       }
       refusing = batch_ == 0;
-      const std::size_t limit = std::size_t(std::min(batch_, ramp));
-      ramp = std::min(ramp * 2, batch_ > 0 ? batch_ : 1);
+      const std::size_t limit = std::size_t(batch_);
       while (!pending_.empty() && (refusing || (batch.size() < limit && fits(*pending_.front())))) {
         std::unique_ptr<FileWork>& fw = pending_.front();
         pending_bytes_ -= fw->bytes.size();
@@ -308,17 +304,17 @@ std::size_t longest_warm_candidate(const std::vector<std::filesystem::path>& can
 }
 }  // namespace
 
-// One batch of first_batch_ copies of the longest candidate JPEG (longest_warm_candidate; the
+// One batch (batch_ copies) of the longest candidate JPEG (longest_warm_candidate; the
 // first when nvJPEG does not take that one or its copies would not fit the device budget), into
 // buffers that then wait in free_ for the first real batch. A file that cannot be read or decoded
 // here only costs the warm-up: the job reports it when it gets to it.
 void JpegDecodeService::warm_up(io::NvjpegDecoder& decoder, cudaStream_t stream) {
   if (warm_jpegs_.empty()) return;
   nvtx::Range range("nvjpeg warm-up", nvtx::Color::codec);
-  const std::size_t n = std::size_t(first_batch_);
-  std::size_t budget = 0;
+  std::size_t n = 0, budget = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    n = std::size_t(batch_);
     budget = device_budget_;
   }
   std::vector<std::uint8_t> bytes;

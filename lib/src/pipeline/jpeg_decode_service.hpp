@@ -38,11 +38,9 @@ class JpegDecodeService {
   struct Options {
     int device = 0;
     int batch = 64;        // the most JPEGs per decode call
-    int first_batch = 8;   // the first batches ramp up from this size (doubling) to `batch`
-                           // (the folder job passes `batch`: it warms up instead)
     int producers = 1;     // workers that will submit (each calls producer_done() once)
     // JPEGs of the job (its first ones, in order). The longest of them (in bytes; none longer
-    // than twice their median) is decoded in one batch of first_batch copies as soon as the
+    // than twice their median) is decoded in one batch of `batch` copies as soon as the
     // decoder exists, into buffers kept for the first real batch: nvJPEG's first call (~0.4 s on
     // the H100, the hardware decoder starting) and the first buffer allocations happen before any
     // file waits for them. The longest, because the hardware decoder sizes each place of a batch
@@ -142,7 +140,6 @@ class JpegDecodeService {
   const int device_;
   Notice notice_;
   const std::vector<std::filesystem::path> warm_jpegs_;
-  int first_batch_;
   std::mutex mutex_;
   std::condition_variable changed_;
   int batch_;                 // halved after device-memory failures; 0: refusing
