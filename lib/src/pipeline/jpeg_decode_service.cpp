@@ -214,8 +214,8 @@ void JpegDecodeService::run() {
   // nvJPEG state, and variable partial batches (taken whenever one more file fitted) ran at
   // 1.5-2.0 ms per image against 1.33 for full ones (H100, 3000 files, --threads 4/8). Partial
   // only for the last files, or when nothing is outstanding (a batch the budget never holds).
-  auto fits_batch = [&](int limit) {
-    return fits(*pending_.front(), producers_ == 0 ? 1 : std::min(pending_.size(), std::size_t(limit)));
+  auto fits_batch = [&] {
+    return fits(*pending_.front(), producers_ == 0 ? 1 : std::min(pending_.size(), std::size_t(batch_)));
   };
   for (;;) {
     std::vector<std::unique_ptr<FileWork>> batch;
@@ -226,12 +226,12 @@ void JpegDecodeService::run() {
       auto go = [&] { return pending_.size() >= std::size_t(batch_) || producers_ == 0 || !room(); };
       // Why it waits (for the stats): files enough but no device memory to decode into (the
       // workers are behind), or too few files (the producers are behind).
-      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits_batch(batch_);
+      const bool for_room = !pending_.empty() && batch_ > 0 && go() && !fits_batch();
       const auto t_wait = Clock::now();
       changed_.wait(lock, [&] {
         if (pending_.empty()) return producers_ == 0;
         if (batch_ == 0) return true;
-        return go() && fits_batch(batch_);
+        return go() && fits_batch();
       });
       if (stats_.batches > 0) (for_room ? stats_.waiting_room_s : stats_.starved_s) += seconds_since(t_wait);
       if (pending_.empty()) {
