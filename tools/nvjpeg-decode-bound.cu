@@ -57,21 +57,23 @@ static CUgreenCtx g_load_green = nullptr;  // WK_BOUND_GREEN: the load's SMs
 static int g_load_blocks = 264;
 static std::size_t g_load_bytes = 0;       // the load's buffer size, set by start_load
 
-// A green context of `sms` SMs of device 0 (rounded by the driver to its granularity), or of the
-// SMs left over when `rest`; *count gets its SM count.
-static CUgreenCtx make_green_context(int sms, bool rest, int* count) {
+// Splits device 0's SMs once into a group of `sms` (rounded by the driver to its granularity) and
+// the rest, and makes a green context of each: they share no SM. *group_sms and *rest_sms get
+// their SM counts.
+static void make_green_contexts(int sms, CUgreenCtx* group_ctx, int* group_sms, CUgreenCtx* rest_ctx, int* rest_sms) {
   CUdevice dev;
   CHECK(cuDeviceGet(&dev, 0));
   CUdevResource all, group, remaining;
   CHECK(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
   unsigned groups = 1;
   CHECK(cuDevSmResourceSplitByCount(&group, &groups, &all, &remaining, 0, unsigned(sms)));
-  CUdevResourceDesc desc;
-  CHECK(cuDevResourceGenerateDesc(&desc, rest ? &remaining : &group, 1));
-  CUgreenCtx ctx;
-  CHECK(cuGreenCtxCreate(&ctx, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
-  *count = int(rest ? remaining.sm.smCount : group.sm.smCount);
-  return ctx;
+  CUdevResourceDesc group_desc, rest_desc;
+  CHECK(cuDevResourceGenerateDesc(&group_desc, &group, 1));
+  CHECK(cuDevResourceGenerateDesc(&rest_desc, &remaining, 1));
+  CHECK(cuGreenCtxCreate(group_ctx, group_desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
+  CHECK(cuGreenCtxCreate(rest_ctx, rest_desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
+  *group_sms = int(group.sm.smCount);
+  *rest_sms = int(remaining.sm.smCount);
 }
 
 static void load_thread(LoadKind kind) {
@@ -237,8 +239,8 @@ int main(int argc, char** argv) {
   std::string load;
   if (const char* green = std::getenv("WK_BOUND_GREEN")) {
     int load_sms = 0, decoder_sms = 0;
-    g_load_green = make_green_context(std::atoi(green), false, &load_sms);
-    CUgreenCtx decoder = make_green_context(std::atoi(green), true, &decoder_sms);
+    CUgreenCtx decoder;
+    make_green_contexts(std::atoi(green), &g_load_green, &load_sms, &decoder, &decoder_sms);
     CUstream gs;
     CHECK(cuGreenCtxStreamCreate(&gs, decoder, CU_STREAM_NON_BLOCKING, 0));
     stream = gs;
