@@ -13,6 +13,7 @@
 
 #include "wk/io/files.hpp"
 #include "wk/io/image_codec.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
   try {
     for (int i = 0; i < count; ++i) {
       const fs::path path = outdir / fmt::format("photo_{:04d}.{}", i, exts[i % exts.size()]);
-      wk::io::write_file_atomic(path, wk::io::encode_image(synth_photo(w, h, rng), path, {quality}));
+      wk::io::write_output(path, wk::io::encode_image(synth_photo(w, h, rng), path, {quality}));
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "wk-make-images: error: {}\n", e.what());

@@ -7,6 +7,7 @@
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace wk;
@@ -18,12 +19,12 @@ std::size_t count_entries(const fs::path& dir) {
 }
 }  // namespace
 
-TEST_CASE("write_file_atomic creates, replaces, and leaves no temporary files", "[io]") {
+TEST_CASE("write_output creates, replaces, and leaves no temporary files", "[io]") {
   test::TempDir dir;
   const fs::path p = dir / "sub" / "out.bin";
-  io::write_file_atomic(p, bytes_of("first"));
+  io::write_output(p, bytes_of("first"));
   CHECK(test::read_bytes(p) == "first");
-  io::write_file_atomic(p, bytes_of("second, longer"));
+  io::write_output(p, bytes_of("second, longer"));
   CHECK(test::read_bytes(p) == "second, longer");
   CHECK(count_entries(dir / "sub") == 1);
   struct stat st {};
@@ -46,7 +47,7 @@ TEST_CASE("remove_registered_temporaries unlinks exactly the registered, unrelea
   io::TemporaryRegistration too_long(fs::path(std::string(5000, 'x')));
 }
 
-TEST_CASE("write_file_atomic into a read-only folder fails cleanly", "[io]") {
+TEST_CASE("write_output into a read-only folder fails cleanly", "[io]") {
   if (::geteuid() == 0) {
     WARN("running as root: permission checks do not apply, test skipped");
     return;
@@ -54,9 +55,9 @@ TEST_CASE("write_file_atomic into a read-only folder fails cleanly", "[io]") {
   test::TempDir dir;
   const fs::path ro = dir / "ro";
   fs::create_directory(ro);
-  io::write_file_atomic(ro / "keep.txt", bytes_of("old"));
+  io::write_output(ro / "keep.txt", bytes_of("old"));
   fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
-  CHECK_THROWS_AS(io::write_file_atomic(ro / "keep.txt", bytes_of("new")), Error);
+  CHECK_THROWS_AS(io::write_output(ro / "keep.txt", bytes_of("new")), Error);
   fs::permissions(ro, fs::perms::owner_all);
   CHECK(test::read_bytes(ro / "keep.txt") == "old");
   CHECK(count_entries(ro) == 1);

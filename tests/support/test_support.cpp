@@ -1,6 +1,8 @@
 #include "test_support.hpp"
 
+#include <grp.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -79,6 +81,28 @@ std::vector<std::string> files_below(const fs::path& dir) {
     if (e.is_regular_file()) v.push_back(fs::relative(e.path(), dir).string());
   std::sort(v.begin(), v.end());
   return v;
+}
+
+int run_unprivileged(const std::function<int()>& body) {
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(99);
+    int code = 98;
+    try {
+      code = body();
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+std::string unprivileged_prefix() {
+  return ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
 }
 
 }  // namespace wk::test

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,14 @@ struct CommandResult {
 CommandResult run(const std::string& command_line);
 // Quotes one argument for the shell.
 std::string sh_quote(const std::string& arg);
+
+// Runs `body` in a forked child as user and group "nobody" (65534) when the tests run as root,
+// as the test's own user otherwise, and returns its result (the child's exit status; -1 when it
+// did not exit normally). For checks that permissions stop an unprivileged user (unreadable
+// folders): root reads every folder. The child must not use Catch2's assertions.
+int run_unprivileged(const std::function<int()>& body);
+// The shell words that run a command as "nobody" when the tests run as root ("" otherwise).
+std::string unprivileged_prefix();
 
 void write_bytes(const std::filesystem::path& path, const std::string& bytes);
 // The regular files below `dir` (recursively; temporary files included), relative to it, sorted;

@@ -8,6 +8,9 @@
 #include <memory>
 #include <mutex>
 #include <sched.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -144,6 +147,42 @@ void parallel_for(std::size_t n, std::size_t grain, const std::function<void(std
     loop->done.wait(lock, [&] { return loop->finished.load() == chunks; });
   }
   if (loop->error) std::rethrow_exception(loop->error);
+}
+
+bool ByteBudget::acquire(std::uint64_t bytes, const std::atomic<bool>* stop) {
+  std::unique_lock<std::mutex> lock(m_);
+  for (;;) {
+    if (held_ == 0 || held_ + bytes <= capacity_) break;
+    if (stop && stop->load()) return false;
+    // Polled for `stop` (a signal handler sets it and cannot notify).
+    cv_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  held_ += bytes;
+  peak_ = std::max(peak_, held_);
+  return true;
+}
+
+void ByteBudget::release(std::uint64_t bytes) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    held_ -= std::min(held_, bytes);
+  }
+  cv_.notify_all();
+}
+
+std::uint64_t ByteBudget::held() const {
+  std::lock_guard<std::mutex> lock(m_);
+  return held_;
+}
+
+std::uint64_t ByteBudget::peak() const {
+  std::lock_guard<std::mutex> lock(m_);
+  return peak_;
+}
+
+std::uint64_t physical_memory_bytes() noexcept {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
 }  // namespace wk

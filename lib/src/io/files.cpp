@@ -9,9 +9,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <set>
 #include <system_error>
 
 #include "wk/core/error.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,17 +25,7 @@ namespace {
 std::string errno_text(int err) { return std::strerror(err); }
 
 [[noreturn]] void throw_io(const fs::path& path, const std::string& what) {
-  throw Error(ErrorCategory::io, path.string() + ": " + what);
-}
-
-// New files get the usual 0666 & ~umask; umask is read once (reading it means setting it).
-mode_t default_file_mode() {
-  static const mode_t mode = [] {
-    const mode_t mask = ::umask(022);
-    ::umask(mask);
-    return static_cast<mode_t>(0666 & ~mask);
-  }();
-  return mode;
+  throw Error(ErrorCategory::io, printable(path.string()) + ": " + what);
 }
 
 constexpr const char* kTempMarker = ".wk-";
@@ -45,7 +38,7 @@ std::string lower_extension(const fs::path& p) {
 
 }  // namespace
 
-std::vector<std::uint8_t> read_file(const fs::path& path) {
+std::vector<std::uint8_t> read_file(const fs::path& path, std::uint64_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw_io(path, "cannot open: " + errno_text(errno));
   struct stat st {};
@@ -57,6 +50,10 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     throw_io(path, "not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw_io(path, "larger than " + std::to_string(max_bytes) + " bytes");
   }
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;
@@ -140,52 +137,6 @@ bool is_temporary_name(const fs::path& path) {
   return name.size() > 1 && name[0] == '.' && name.find(kTempMarker) != std::string::npos;
 }
 
-void write_file_atomic(const fs::path& path, std::span<const std::uint8_t> bytes) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw_io(dir, "cannot create folder: " + ec.message());
-
-  std::string name = ".";
-  name.append(path.filename().string()).append(kTempMarker).append("XXXXXX");
-  std::string tmpl = (dir / name).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw_io(path, "cannot create a temporary file in " + dir.string() + ": " + errno_text(errno));
-  const fs::path tmp = tmpl;
-  TemporaryRegistration registered(tmp);  // removed by an interrupt handler that ends the process
-  auto fail = [&](const std::string& what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw_io(path, what + ": " + errno_text(err));
-  };
-  if (temporaries_closed()) {  // the process is ending (close_temporaries): write nothing more
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw_io(path, "not written: the process is ending");
-  }
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fchmod(fd, default_file_mode()) != 0) fail("cannot set permissions");
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw_io(path, "write failed: " + errno_text(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw_io(path, "cannot rename the temporary file into place: " + errno_text(err));
-  }
-}
-
 bool is_image_extension(const fs::path& path) {
   static constexpr const char* kExt[] = {".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".tif",
                                          ".tiff", ".webp", ".pbm", ".pgm", ".ppm", ".pnm", ".pxm",
@@ -194,15 +145,64 @@ bool is_image_extension(const fs::path& path) {
   return std::any_of(std::begin(kExt), std::end(kExt), [&](const char* e) { return ext == e; });
 }
 
+namespace {
+
+// Why `path` (whose status could not be had, or which does not exist) cannot be read.
+std::string missing_reason(const fs::path& path, const std::error_code& status_error) {
+  std::error_code ec;
+  if (status_error == std::errc::too_many_symbolic_link_levels) return "symbolic link loop";
+  if (fs::is_symlink(fs::symlink_status(path, ec))) return "dangling symbolic link";
+  if (status_error && status_error != std::errc::no_such_file_or_directory)
+    return "cannot look at it: " + status_error.message();
+  return "no such file or folder";
+}
+
+// One folder of a walk: its image files into `found`, its subfolders walked after it. Every folder
+// that cannot be opened or read to the end is an error of its own; the walk goes on elsewhere.
+void walk_folder(const fs::path& root, const fs::path& dir, const fs::path& skip, std::vector<InputFile>& found,
+                 std::vector<std::string>& errors) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) {
+    errors.push_back(dir.string() + ": cannot list folder: " + ec.message());
+    return;
+  }
+  std::vector<fs::path> subfolders;
+  while (it != end) {
+    const fs::directory_entry& entry = *it;
+    std::error_code e2;
+    const fs::file_status link_status = entry.symlink_status(e2);
+    if (fs::is_directory(link_status)) {
+      if (skip.empty() || fs::weakly_canonical(entry.path(), e2) != skip) subfolders.push_back(entry.path());
+    } else if (is_image_extension(entry.path()) && !is_temporary_name(entry.path())) {
+      const fs::file_status st = fs::status(entry.path(), e2);
+      if (fs::is_regular_file(st)) found.push_back({entry.path(), entry.path().lexically_relative(root)});
+      else if (!fs::exists(st)) errors.push_back(entry.path().string() + ": " + missing_reason(entry.path(), e2));
+      else if (!fs::is_directory(st)) errors.push_back(entry.path().string() + ": not a regular file");
+      // a link to a folder named like an image: links to folders are not followed
+    }
+    it.increment(ec);
+    if (ec) {
+      errors.push_back(dir.string() + ": cannot list folder: " + ec.message());
+      break;
+    }
+  }
+  std::sort(subfolders.begin(), subfolders.end());
+  for (const fs::path& sub : subfolders) walk_folder(root, sub, skip, found, errors);
+}
+
+}  // namespace
+
 InputScan scan_inputs(std::span<const std::string> inputs, const fs::path& skip_dir) {
   InputScan scan;
   std::error_code ec;
   const fs::path skip = skip_dir.empty() ? fs::path() : fs::weakly_canonical(skip_dir, ec);
   for (const std::string& input : inputs) {
     const fs::path root(input);
-    const fs::file_status st = fs::status(root, ec);
-    if (ec || !fs::exists(st)) {
-      scan.errors.push_back(input + ": " + (fs::is_symlink(fs::symlink_status(root, ec)) ? "dangling symbolic link" : "no such file or folder"));
+    std::error_code status_error;
+    const fs::file_status st = fs::status(root, status_error);
+    if (!fs::exists(st)) {
+      scan.errors.push_back(input + ": " + missing_reason(root, status_error));
       continue;
     }
     if (fs::is_regular_file(st)) {
@@ -214,33 +214,27 @@ InputScan scan_inputs(std::span<const std::string> inputs, const fs::path& skip_
       continue;
     }
     std::vector<InputFile> found;
-    fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
-    if (ec) {
-      scan.errors.push_back(input + ": cannot list folder: " + ec.message());
-      continue;
-    }
-    for (; it != end; it.increment(ec)) {
-      if (ec) {
-        scan.errors.push_back(input + ": cannot list folder: " + ec.message());
-        break;
-      }
-      const fs::directory_entry& entry = *it;
-      std::error_code e2;
-      if (entry.is_directory(e2)) {
-        if (!skip.empty() && fs::weakly_canonical(entry.path(), e2) == skip) it.disable_recursion_pending();
-        continue;
-      }
-      if (!is_image_extension(entry.path()) || is_temporary_name(entry.path())) continue;
-      if (!entry.is_regular_file(e2)) {
-        scan.errors.push_back(entry.path().string() + ": " +
-                              (entry.is_symlink(e2) && !entry.exists(e2) ? "dangling symbolic link" : "not a regular file"));
-        continue;
-      }
-      found.push_back({entry.path(), entry.path().lexically_relative(root)});
-    }
+    walk_folder(root, root, skip, found, scan.errors);
     std::sort(found.begin(), found.end(), [](const InputFile& a, const InputFile& b) { return a.path < b.path; });
     scan.files.insert(scan.files.end(), found.begin(), found.end());
   }
+  // The same file reached twice with the same name below its root (given twice, or as a folder
+  // and as a file in it) is taken once: both would write the same output.
+  std::map<std::pair<FileIdentity, fs::path>, fs::path> first;
+  std::vector<InputFile> unique;
+  unique.reserve(scan.files.size());
+  for (InputFile& f : scan.files) {
+    const auto id = identity_of(f.path);
+    if (id) {
+      auto [it, fresh] = first.emplace(std::make_pair(*id, f.relative), f.path);
+      if (!fresh) {
+        scan.notices.push_back(f.path.string() + ": the same file as " + it->second.string() + "; converted once");
+        continue;
+      }
+    }
+    unique.push_back(std::move(f));
+  }
+  scan.files = std::move(unique);
   return scan;
 }
 

@@ -2,8 +2,12 @@
 // parallel_for: data-parallel host loops on one process-wide pool of threads (one per core),
 // shared by every caller. The calling thread takes chunks too, so nested or concurrent calls
 // always progress even when the pool is busy with another caller's chunks.
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <mutex>
 
 namespace wk {
 
@@ -22,5 +26,28 @@ unsigned usable_cores() noexcept;
 // Caps usable_cores() at `cores` (>= 1), e.g. for one of several MPI ranks sharing a node without
 // binding. Takes effect for what is sized afterwards: call it before the first parallel_for.
 void limit_cores(unsigned cores) noexcept;
+
+// A budget of bytes shared by threads (the folder job's decoded images): acquire() waits until
+// the bytes fit beside what others hold, release() gives them back. A request larger than the
+// whole budget is granted when nothing else is held, so one huge image still runs, alone.
+class ByteBudget {
+ public:
+  explicit ByteBudget(std::uint64_t capacity) : capacity_(capacity) {}
+  // Waits for `bytes`; returns false without taking them when *stop becomes true meanwhile.
+  bool acquire(std::uint64_t bytes, const std::atomic<bool>* stop = nullptr);
+  void release(std::uint64_t bytes) noexcept;
+  std::uint64_t capacity() const noexcept { return capacity_; }
+  std::uint64_t held() const;
+  std::uint64_t peak() const;  // the most held at once
+
+ private:
+  const std::uint64_t capacity_;
+  mutable std::mutex m_;
+  std::condition_variable cv_;
+  std::uint64_t held_ = 0, peak_ = 0;
+};
+
+// Physical memory of the machine in bytes (0 when unknown).
+std::uint64_t physical_memory_bytes() noexcept;
 
 }  // namespace wk

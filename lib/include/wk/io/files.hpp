@@ -1,5 +1,6 @@
 #pragma once
-// File-system helpers shared by the apps: whole-file reads, atomic writes, input discovery.
+// File-system helpers shared by the apps: whole-file reads, input discovery, the registry of
+// temporary files. Writing is io::OutputFile (wk/io/output_file.hpp).
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -8,19 +9,17 @@
 
 namespace wk::io {
 
-// Reads a regular file whole. Throws wk::Error{io} naming the file and the reason.
-std::vector<std::uint8_t> read_file(const std::filesystem::path& path);
+// Reads a regular file whole, at most `max_bytes` of it. Anything but a regular file (a FIFO, a
+// device) and a larger file are refused without being read; opening never blocks. Throws
+// wk::Error{io} naming the file and the reason.
+std::vector<std::uint8_t> read_file(const std::filesystem::path& path,
+                                    std::uint64_t max_bytes = std::uint64_t(1) << 40);
 
-// Writes `bytes` to `path` atomically: a temporary file in the same folder (".NAME.wk-XXXXXX"),
-// flushed, then renamed over `path`. On any failure the temporary file is removed, an existing
-// `path` is left untouched, and wk::Error{io} is thrown. Creates missing parent folders.
-void write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
-
-// True for the file name patterns write_file_atomic uses for its temporary files.
+// True for the names of temporary files (".NAME.wk-..."; io::OutputFile without O_TMPFILE).
 bool is_temporary_name(const std::filesystem::path& path);
 
 // Temporary files a signal handler may have to remove. Every writer of a temporary file that is
-// renamed into place later (write_file_atomic, wk-hash's -o, wk-crypt's output) registers it for
+// renamed into place later (io::OutputFile) registers it for
 // as long as it exists; remove_registered_temporaries() unlinks every registered path and is
 // async-signal-safe (atomics and unlink(2) only), for a handler that ends the process at once.
 // Up to 1024 files at a time and paths below 4096 bytes are tracked; beyond that, best effort.
@@ -40,7 +39,7 @@ class TemporaryRegistration {
   int slot_ = -1;
 };
 void remove_registered_temporaries() noexcept;
-// remove_registered_temporaries, and from then on write_file_atomic writes nothing (it throws
+// remove_registered_temporaries, and from then on io::OutputFile writes nothing (it throws
 // wk::Error{io}): for a process that stops but must stay alive a while (an MPI rank waiting for
 // rank 0 to end the job). A file whose rename raced with it is either complete or absent.
 // Async-signal-safe.
@@ -54,12 +53,15 @@ struct InputFile {
 
 struct InputScan {
   std::vector<InputFile> files;
-  std::vector<std::string> errors;  // "PATH: reason" for inputs that could not be listed
+  std::vector<std::string> errors;   // "PATH: reason" for inputs and folders that could not be read
+  std::vector<std::string> notices;  // "PATH: ..." for inputs taken once though named twice
 };
 
 // Expands each input: a file is taken as it is (whatever its extension); a folder is walked
 // recursively in sorted order and yields files whose extension is a known image format
-// (is_image_extension). Folders inside `skip_dir` (the output folder) are not entered.
+// (is_image_extension). Folders inside `skip_dir` (the output folder) are not entered, nor are
+// links to folders. Every input or folder that cannot be read is an error of its own (the walk
+// goes on); the same file named twice with the same relative name is taken once (a notice).
 InputScan scan_inputs(std::span<const std::string> inputs, const std::filesystem::path& skip_dir);
 
 // jpg jpeg jpe png bmp dib tif tiff webp pbm pgm ppm pnm pxm pfm sr ras hdr pic exr jp2 (any case).
