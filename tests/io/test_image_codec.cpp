@@ -76,9 +76,13 @@ TEST_CASE("decode_image refuses Radiance HDR and leaks no file descriptor on dam
   CHECK(open_fds() == before);
   // Every other damaged format OpenCV reads here fails without a leak as well.
   const std::string others[] = {"P7\nWIDTH 2\nHEIGHT\n", std::string("II*\0\x08\0\0\0\x01\0", 10),
-                                std::string("\xFF\x4F\xFF\x51\x00\x29", 6), std::string("RIFF\x10\0\0\0WEBPVP8 ", 16), "PF\n2 2\n-1\n"};
+                                std::string("RIFF\x10\0\0\0WEBPVP8 ", 16)};
   for (int i = 0; i < 20; ++i)
     for (const std::string& d : others) CHECK(decode_category({reinterpret_cast<const std::uint8_t*>(d.data()), d.size()}) == ErrorCategory::decode);
+  // JPEG 2000 and PFM are decoded from files only (see below): from memory they are refused.
+  const std::string from_files[] = {std::string("\xFF\x4F\xFF\x51\x00\x29", 6), "PF\n2 2\n-1\n"};
+  for (const std::string& d : from_files)
+    CHECK(decode_category({reinterpret_cast<const std::uint8_t*>(d.data()), d.size()}) == ErrorCategory::unsupported);
   CHECK(open_fds() == before);
 }
 
@@ -103,6 +107,7 @@ TEST_CASE("decode_image hands OpenCV only the formats it sizes first: DICOM and 
     if (!cv::haveImageWriter(std::string("x") + ext)) continue;
     const auto b = encode(test::random_image(5, 4, 3, 2), ext);
     CHECK(io::sniff_image_format(b) == format);
+    if (std::string(ext) == ".pfm" || std::string(ext) == ".ras") continue;  // from files only: below
     CHECK(io::decode_image(b).cols == 5);
   }
   CHECK(io::sniff_image_format({reinterpret_cast<const std::uint8_t*>(exr.data()), exr.size()}) == F::unknown);
@@ -155,4 +160,30 @@ TEST_CASE("encode_image picks the format from the extension and honours JPEG qua
   CHECK(q50 == ref);
   CHECK_THROWS_AS(io::encode_image(m, "noextension"), Error);
   CHECK_THROWS_AS(io::encode_image(m, "x.unknownformat"), Error);
+}
+
+TEST_CASE("JPEG 2000, Sun raster and PFM are decoded from their files, never through OpenCV's temporary copy", "[io]") {
+  // OpenCV decodes these only from files: imdecode would write the data to /tmp/__opencv_temp.*
+  // (a readable copy of the user's image outside the job). From memory they are refused; with
+  // the source file they decode as imread does.
+  test::TempDir dir;
+  for (const char* ext : {".ras", ".pfm", ".jp2"}) {
+    CAPTURE(ext);
+    if (!cv::haveImageWriter(std::string("x") + ext)) continue;
+    const cv::Mat img = test::random_image(64, 48, 3, 3);
+    const auto b = encode(img, ext);
+    const std::filesystem::path file = dir / (std::string("a") + ext);
+    test::write_bytes(file, std::string(b.begin(), b.end()));
+    try {
+      io::decode_image(b);
+      FAIL("decoded from memory");
+    } catch (const Error& e) {
+      CHECK(e.category() == ErrorCategory::unsupported);
+    }
+    const cv::Mat got = io::decode_image(b, file);
+    CHECK(got.cols == 64);
+    CHECK(got.rows == 48);
+    const cv::Mat ref = cv::imread(file.string(), cv::IMREAD_ANYCOLOR);
+    CHECK(cv::norm(got, ref, cv::NORM_INF) == 0);
+  }
 }

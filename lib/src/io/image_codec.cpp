@@ -55,7 +55,25 @@ bool jpeg_complete(std::span<const std::uint8_t> bytes) {
   return n >= 4 && bytes[n - 2] == 0xFF && bytes[n - 1] == 0xD9;
 }
 
-cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
+namespace {
+// Formats whose OpenCV decoder reads only files (imdecode writes the data to a temporary file).
+bool decoded_from_files_only(std::span<const std::uint8_t> bytes) {
+  const ImageFormat f = sniff_image_format(bytes);
+  return f == ImageFormat::jpeg2000 || f == ImageFormat::sun_raster ||
+         (f == ImageFormat::pnm && bytes.size() >= 2 && (bytes[1] == 'F' || bytes[1] == 'f'));
+}
+
+cv::Mat checked(cv::Mat img) {
+  if (img.empty()) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
+  if (img.depth() != CV_8U || (img.channels() != 1 && img.channels() != 3))
+    throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+  return img;
+}
+}  // namespace
+
+cv::Mat decode_image(std::span<const std::uint8_t> bytes) { return decode_image(bytes, {}); }
+
+cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem::path& source) {
   if (bytes.empty()) throw Error(ErrorCategory::decode, "empty file");
   if (!jpeg_complete(bytes)) throw Error(ErrorCategory::decode, "truncated JPEG (no end-of-image marker)");
   // Debian's OpenCV picks a decoder by content and has more than warpkit sizes before decoding:
@@ -75,17 +93,23 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes) {
     default:
       break;
   }
+  if (decoded_from_files_only(bytes)) {
+    if (source.empty())
+      throw Error(ErrorCategory::unsupported,
+                  "JPEG 2000, Sun raster and PFM images are decoded from their files only (OpenCV would copy the data "
+                  "to a temporary file)");
+    try {
+      return checked(cv::imread(source.string(), cv::IMREAD_ANYCOLOR));
+    } catch (const cv::Exception& e) {
+      throw Error(ErrorCategory::decode, "cannot decode image: " + short_cv_message(e));
+    }
+  }
   const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
-  cv::Mat img;
   try {
-    img = cv::imdecode(buf, cv::IMREAD_ANYCOLOR);
+    return checked(cv::imdecode(buf, cv::IMREAD_ANYCOLOR));
   } catch (const cv::Exception& e) {
     throw Error(ErrorCategory::decode, "cannot decode image: " + short_cv_message(e));
   }
-  if (img.empty()) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
-  if (img.depth() != CV_8U || (img.channels() != 1 && img.channels() != 3))
-    throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
-  return img;
 }
 
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path, const EncodeOptions& options) {

@@ -19,6 +19,11 @@ namespace wk::io {
 // (OpenCV 4.6's reader leaks a file descriptor per damaged file) and DICOM (GDCM can abort the
 // process) are refused with wk::Error{unsupported}, anything else with {decode}.
 cv::Mat decode_image(std::span<const std::uint8_t> bytes);
+// The same for the bytes read from `source`. OpenCV decodes JPEG 2000, Sun raster and PFM only
+// from files: from memory it would copy the data to a temporary file of its own in /tmp, outside
+// the job. Those formats are decoded from `source` instead; without one they are refused
+// (wk::Error{unsupported}).
+cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem::path& source);
 
 // Image formats by their leading bytes, as OpenCV's imdecode tells them apart (whatever the
 // file's name). DICOM ("DICM" at byte 128) is not a format here: OpenCV's GDCM decoder takes

@@ -11,6 +11,8 @@
 
 #include "image/filter/filter_gpu.hpp"
 #include "wk/core/error.hpp"
+#include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace wk::image {
 
@@ -25,15 +27,17 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-// One weight; `where` prefixes the message ("conv:[...]" or "FILE:LINE").
-float parse_weight(std::string_view token, const std::string& where) {
+// One weight, the `index`-th of its row (from 1); `where` prefixes the message ("conv:[...]" or
+// "FILE:LINE"). Messages name the position, never the text: a kernel file named by mistake (a
+// password file, say) must not be echoed to the terminal.
+float parse_weight(std::string_view token, std::size_t index, const std::string& where) {
   std::string_view t = token;
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   float v = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-    usage(where + ": kernel weight '" + std::string(token) + "' is not a number");
-  if (!std::isfinite(v)) usage(where + ": kernel weight '" + std::string(token) + "' is not finite");
+    usage(where + ": weight " + std::to_string(index) + " of the row is not a number");
+  if (!std::isfinite(v)) usage(where + ": weight " + std::to_string(index) + " of the row is not finite");
   return v;
 }
 
@@ -44,7 +48,7 @@ std::vector<float> parse_row(std::string_view row, const std::string& where) {
     while (i < row.size() && (row[i] == ' ' || row[i] == '\t' || row[i] == ',' || row[i] == '\r')) ++i;
     std::size_t j = i;
     while (j < row.size() && row[j] != ' ' && row[j] != '\t' && row[j] != ',' && row[j] != '\r') ++j;
-    if (j > i) values.push_back(parse_weight(row.substr(i, j - i), where));
+    if (j > i) values.push_back(parse_weight(row.substr(i, j - i), values.size() + 1, where));
     i = j;
   }
   return values;
@@ -138,17 +142,26 @@ FilterKernel parse_kernel_text(std::string_view text, std::string_view what) {
 }
 
 FilterKernel load_kernel_file(const std::filesystem::path& path) {
-  std::ifstream f(path);
-  if (!f) throw Error(ErrorCategory::io, "conv: cannot read kernel file " + path.string());
-  FilterKernel k;
-  std::string line;
-  for (int number = 1; std::getline(f, line); ++number) {
-    const std::string where = path.string() + ":" + std::to_string(number);
-    const std::string_view content = std::string_view(line).substr(0, line.find('#'));
-    add_row(k, parse_row(content, where), where);
+  // A regular file of at most 1 MiB (a 64x64 kernel of long numbers is ~100 KB): no FIFO, device
+  // or huge file is read (io::read_file opens without blocking and checks before reading).
+  constexpr std::uint64_t kMaxKernelFileBytes = 1 << 20;
+  std::vector<std::uint8_t> bytes;
+  try {
+    bytes = io::read_file(path, kMaxKernelFileBytes);
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::usage, std::string("conv: kernel file ") + e.what());
   }
-  if (f.bad()) throw Error(ErrorCategory::io, "conv: error reading kernel file " + path.string());
-  check_kernel(k, path.string());
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  FilterKernel k;
+  std::size_t start = 0;
+  for (int number = 1; start < text.size(); ++number) {
+    const std::size_t nl = std::min(text.find('\n', start), text.size());
+    const std::string where = io::printable(path.string()) + ":" + std::to_string(number);
+    const std::string_view line = text.substr(start, nl - start);
+    add_row(k, parse_row(line.substr(0, line.find('#')), where), where);
+    start = nl + 1;
+  }
+  check_kernel(k, io::printable(path.string()));
   return k;
 }
 
