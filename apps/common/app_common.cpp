@@ -1,10 +1,13 @@
 #include "app_common.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +23,7 @@
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace wk::app {
 
@@ -29,6 +33,7 @@ std::atomic<int> g_signals{0};
 char g_interrupt_message[512];                      // written by on_interrupt when it ends at once
 volatile std::size_t g_interrupt_message_bytes = 0;
 volatile bool g_close_on_stop = false;
+volatile int g_message_fd = STDERR_FILENO;          // where the handler's message goes
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
 
 extern "C" void on_interrupt(int) {
@@ -39,7 +44,7 @@ extern "C" void on_interrupt(int) {
     return;
   }
   io::remove_registered_temporaries();
-  if (g_interrupt_message_bytes) (void)!::write(STDERR_FILENO, g_interrupt_message, g_interrupt_message_bytes);
+  if (g_interrupt_message_bytes) (void)!::write(g_message_fd, g_interrupt_message, g_interrupt_message_bytes);
   ::_exit(kInterrupted);
 }
 }  // namespace
@@ -49,6 +54,7 @@ void close_outputs_on_stop() { g_close_on_stop = true; }
 void ignore_interrupts() {
   std::signal(SIGINT, SIG_IGN);
   std::signal(SIGTERM, SIG_IGN);
+  std::signal(SIGHUP, SIG_IGN);
 }
 
 void set_interrupt_message(std::string_view message) {
@@ -64,18 +70,69 @@ void install_interrupt_handlers(std::atomic<bool>* stop) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // a closed terminal or a dropped SSH session
 }
 
 namespace {
+// Where messages go: standard error, or its copy once silence_library_messages moved fd 2.
+std::FILE* g_messages = nullptr;
+std::FILE* messages() { return g_messages ? g_messages : stderr; }
 // On a terminal a progress line may be showing: clear it before printing a message line.
-const char* line_reset() { return ::isatty(STDERR_FILENO) ? "\r\x1b[K" : ""; }
+const char* line_reset() { return ::isatty(::fileno(messages())) ? "\r\x1b[K" : ""; }
 }  // namespace
 
+void silence_library_messages() {
+  if (g_messages) return;
+  std::fflush(stderr);
+  const int copy = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (copy < 0 || null < 0) {
+    if (copy >= 0) ::close(copy);
+    if (null >= 0) ::close(null);
+    return;
+  }
+  std::FILE* f = ::fdopen(copy, "w");
+  if (!f) {
+    ::close(copy);
+    ::close(null);
+    return;
+  }
+  std::setvbuf(f, nullptr, _IOLBF, 0);
+  g_messages = f;
+  g_message_fd = copy;
+  ::dup2(null, STDERR_FILENO);
+  ::close(null);
+}
+
+std::uint64_t parse_byte_size(const std::string& text, const char* option) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  std::string unit = text.substr(std::min(used, text.size()));
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() > 1 && (unit.substr(1) == "B" || unit.substr(1) == "IB")) unit.resize(1);
+  const std::string units = "KMGT";
+  double scale = 1;
+  if (!unit.empty() && unit != "B") {
+    const std::size_t k = unit.size() == 1 ? units.find(unit[0]) : std::string::npos;
+    if (k == std::string::npos) value = -1;
+    else scale = std::pow(1024.0, double(k + 1));
+  }
+  if (!(value > 0) || value * scale > 1.8e19)
+    throw Error(ErrorCategory::usage, std::string(option) + " takes a size like 2G, 512M or 1000000 (bytes), not '" + text + "'");
+  return static_cast<std::uint64_t>(value * scale);
+}
+
+// Messages name files, and a file name may hold any byte but '/' and NUL: control bytes are shown
+// escaped (io::printable), so a name cannot forge a line or drive the terminal.
 void print_error(const char* prog, const std::string& message) {
-  fmt::print(stderr, "{}{}: error: {}\n", line_reset(), prog, message);
+  fmt::print(messages(), "{}{}: error: {}\n", line_reset(), prog, io::printable(message));
 }
 void print_notice(const char* prog, const std::string& message) {
-  fmt::print(stderr, "{}{}: {}\n", line_reset(), prog, message);
+  fmt::print(messages(), "{}{}: {}\n", line_reset(), prog, io::printable(message));
 }
 
 void add_device_option(CLI::App& app, std::string& device) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -16,7 +17,7 @@ namespace wk::app {
 
 enum ExitCode : int { kSuccess = 0, kSomeFailed = 1, kUsage = 2, kInterrupted = 130 };
 
-// SIGINT / SIGTERM. With `stop`: the first signal sets *stop (the app finishes what is in flight
+// SIGINT / SIGTERM / SIGHUP. With `stop`: the first signal sets *stop (the app finishes what is in flight
 // and exits kInterrupted itself); a second one ends at once. Without: the first one ends at once.
 // Ending at once removes the registered temporary files (wk::io::TemporaryRegistration: nothing
 // half-written stays behind) and exits kInterrupted.
@@ -27,7 +28,7 @@ void set_interrupt_message(std::string_view message);
 // With a stop flag: the first signal also removes the temporary files being written and lets no
 // new output be written (io::close_temporaries), for a process that must stay alive a while.
 void close_outputs_on_stop();
-// SIGINT and SIGTERM ignored: an MPI rank > 0 that writes no file leaves the ending of the job to
+// SIGINT, SIGTERM and SIGHUP ignored: an MPI rank > 0 that writes no file leaves the ending of the job to
 // rank 0 (a quick non-zero exit of its own would make mpirun SIGKILL rank 0 mid-cleanup).
 void ignore_interrupts();
 
@@ -74,10 +75,19 @@ bool gpus_split_by_rank();
 // (kInterrupted) ends at once (its peers may be gone). Then exit_now.
 [[noreturn]] void end_world(int code);
 
-// Prints "PROG: error: MESSAGE" to stderr.
+// Prints "PROG: error: MESSAGE" to stderr, control bytes escaped (io::printable).
 void print_error(const char* prog, const std::string& message);
-// Prints "PROG: MESSAGE" to stderr.
+// Prints "PROG: MESSAGE" to stderr, control bytes escaped.
 void print_notice(const char* prog, const std::string& message);
+
+// "2G", "512M", "64k", "1000000" (bytes; K/M/G/T are powers of 1024, an optional "B" or "iB"
+// after them) as bytes. Throws wk::Error{usage} naming `option`.
+std::uint64_t parse_byte_size(const std::string& text, const char* option);
+
+// For -q: what libraries print on standard error themselves (libpng's and libjpeg's warnings
+// about damaged files) goes to /dev/null from now on; print_error and print_notice still reach
+// the real standard error.
+void silence_library_messages();
 
 // Adds --device auto|gpu|cpu (default auto) to `app`.
 void add_device_option(CLI::App& app, std::string& device);

@@ -20,6 +20,7 @@
 #include "wk/core/nvtx.hpp"
 #include "wk/image/pipeline.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
 namespace fs = std::filesystem;
@@ -50,8 +51,13 @@ Files:
   (PNG, BMP, PNM, TIFF, WebP lossless) are bit-identical to OpenCV's result (a gray .ppm holds
   the gray value in all three channels, since PPM is colour-only); JPEG outputs use quality 95
   unless --quality says otherwise.
-  An existing output is replaced atomically (temporary file in the same folder, then rename)
-  unless --skip-existing; an output that would overwrite its own input is refused.
+  An existing output is replaced atomically (an unnamed temporary file in the same folder,
+  fsync'ed, then renamed over it: never half-written, nothing left after a crash) unless
+  --skip-existing; an output that is a symbolic link has its target replaced. Before any work,
+  every output (and the --report file) is checked against every input: a job that would
+  overwrite an input (a.jpg -> a.png beside a.png, -o the input folder) is a usage error.
+  A folder that cannot be read is an error of its own (named, exit status 1); the walk goes on.
+  Links to folders are not followed. The same file named twice is converted once.
   Bad inputs (truncated JPEG without end-of-image marker, empty file, non-image, unreadable or
   special file, more pixels than --max-pixels) are reported with the file name and reason;
   every other file is still processed and nothing half-written is left behind.
@@ -89,16 +95,25 @@ Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|s
   gpu: when the GPU took files, how many each device did, the nvJPEG decoder's time)}, written
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
   their batch's decode time. A file name that is not UTF-8 has U+FFFD for its bad bytes in
-  "path" and its exact bytes in "path_hex". --resume FILE skips the inputs that FILE lists as done and writes the new
-  report to FILE unless --report says otherwise.
+  "path" and its exact bytes in "path_hex". --resume FILE skips the inputs that FILE lists as
+  done by a job with the same settings (pipeline, --border, --plot, --format, --quality) into
+  the same output, when that output still exists and the input has the size and modification
+  time the report recorded; the others are done again (a notice says why), and the new report
+  goes to FILE unless --report says otherwise.
 
 Many machines (MPI): mpirun -np N wk-image ... (or srun) runs one job over N ranks: rank 0 lists
   the inputs and deals chunks of them on demand, every rank converts its chunks on its node's
   GPUs (split over the node's ranks) or CPU and writes their outputs (a shared file system), and
   rank 0 shows the one progress line and writes the one --report. docs/scale-out.md.
 
-Interrupting (Ctrl-C, SIGTERM) stops cleanly: files in flight finish, no partial files remain,
-the report says what was done. A second Ctrl-C ends at once (temporary files removed, no report).
+Interrupting (Ctrl-C, SIGTERM, SIGHUP: a closed terminal) stops cleanly: files in flight finish,
+no partial files remain, the report says what was done. A second signal ends at once (no
+temporary file left, no report).
+
+Memory: images in flight (compressed, decoded, results) stay within --memory over all workers;
+a worker waits for room, and an image larger than the whole budget runs alone.
+-q silences notices, the summary and the decoders' own warnings (libpng, libjpeg); errors
+still go to standard error, names with control characters shown escaped.
 
 Environment: wk-image sets CUDA_DEVICE_MAX_CONNECTIONS=12 (work queues per GPU context; with
   the driver's default 8 the workers' streams and the JPEG decoder wait on each other; each
@@ -132,7 +147,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 // The --report file, written atomically.
 void write_report(const std::string& report, const pipeline::JobResult& result, const pipeline::FolderJobOptions& job) {
   const std::string json = pipeline::report_json(result, job);
-  io::write_file_atomic(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
+  io::write_output(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
 }
 
 // The end of a job, alone or as rank 0 of several: the listing errors, the report, the summary
@@ -223,8 +238,14 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   if (speaks) {
     nvtx::Range r("scan", nvtx::Color::io);
     const io::InputScan scan = io::scan_inputs(job.inputs, job.outdir);
-    listed = pack_scan(scan, job.resume_report.empty() ? std::vector<std::string>()
-                                                       : pipeline::ok_inputs_in_report(job.resume_report));
+    for (const auto& notice : scan.notices)
+      if (!quiet) wk::app::print_notice(kProg, notice);
+    std::vector<std::string> skip, notices;
+    if (!job.resume_report.empty())
+      skip = pipeline::inputs_to_skip(job, scan.files, pipeline::read_earlier_report(job.resume_report), &notices);
+    for (const auto& notice : notices)
+      if (!quiet) wk::app::print_notice(kProg, notice);
+    listed = pack_scan(scan, skip);
   }
   dist::broadcast(listed);
   pipeline::FileSource source;
@@ -445,6 +466,10 @@ int main(int argc, char** argv) {
   app.add_option("--resume", job.resume_report, "Skip the inputs this earlier report lists as done")->check(CLI::ExistingFile);
   app.add_option("--max-pixels", job.max_pixels, "Refuse images with more pixels (decompression bombs)")
       ->default_val(1LL << 28);
+  std::string memory;
+  app.add_option("--memory", memory,
+                 "Host memory for images in flight over all workers, e.g. 2G or 512M (default: half the machine's); "
+                 "workers wait rather than go beyond it");
   app.add_option("--jpeg-decoder", jpeg_decoder,
                  "GPU backend: who decodes JPEGs: auto (nvJPEG when built in), nvjpeg or opencv")
       ->default_val("auto")
@@ -476,6 +501,9 @@ int main(int argc, char** argv) {
                        : jpeg_encoder == "opencv" ? pipeline::JpegEncoder::opencv
                                                   : pipeline::JpegEncoder::auto_select;
     if (report.empty() && !job.resume_report.empty()) report = job.resume_report.string();
+    job.report = report;
+    if (!memory.empty()) job.memory_budget = wk::app::parse_byte_size(memory, "--memory");
+    if (quiet) wk::app::silence_library_messages();
     // auto: the GPU backend begun on the CPU (FolderJobOptions::start_on_cpu): no CUDA call
     // before the first file; the start-up thread says on the notice line when there is no GPU.
     BackendSelection sel;

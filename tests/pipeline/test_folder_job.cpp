@@ -179,8 +179,9 @@ TEST_CASE("run_folder_job records every input in order, with the report and resu
   CHECK(res.totals.failed == 1);
   const std::string json = pipeline::report_json(res, opt);
   test::write_bytes(dir / "r.json", json);
-  const auto done = pipeline::ok_inputs_in_report(dir / "r.json");
-  CHECK(done.size() == 6);
+  const auto done = pipeline::read_earlier_report(dir / "r.json");
+  CHECK(done.done.size() == 6);
+  CHECK(done.settings == pipeline::job_settings(opt));
 
   opt.resume_report = dir / "r.json";
   const auto again = pipeline::run_folder_job(opt);
@@ -189,10 +190,13 @@ TEST_CASE("run_folder_job records every input in order, with the report and resu
   CHECK(again.totals.failed == 1);
   // A chain of resumes keeps counting the first run's work as done.
   test::write_bytes(dir / "r2.json", pipeline::report_json(again, opt));
-  CHECK(pipeline::ok_inputs_in_report(dir / "r2.json").size() == 6);
+  CHECK(pipeline::read_earlier_report(dir / "r2.json").done.size() == 6);
+  // ... and a third run still skips them: the chained records carry the inputs' size and time.
+  opt.resume_report = dir / "r2.json";
+  CHECK(pipeline::run_folder_job(opt).totals.skipped == 6);
 
   test::write_bytes(dir / "junk.json", "{\"not\": \"a report\"}");
-  CHECK_THROWS_AS(pipeline::ok_inputs_in_report(dir / "junk.json"), Error);
+  CHECK_THROWS_AS(pipeline::read_earlier_report(dir / "junk.json"), Error);
 }
 
 TEST_CASE("run_folder_job rejects bad options before touching files", "[pipeline]") {

@@ -1,6 +1,7 @@
 #include "wk/pipeline/folder_job.hpp"
 
 #include <cuda_runtime_api.h>
+#include <sys/stat.h>
 #include <opencv2/core.hpp>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,7 @@
 #include "wk/core/parallel.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 #include "wk/io/image_codec.hpp"
 #include "wk/io/jpeg_header.hpp"
 
@@ -130,6 +132,9 @@ struct Shared {
   std::unordered_set<std::string> resume_ok;
   std::mutex side_mutex;
   std::set<fs::path> side_paths;
+  std::set<io::FileIdentity> input_ids;  // every input: no output may replace one
+  ByteBudget* budget = nullptr;          // host memory of images in flight
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // What the workers share to report: each finished record, and notices.
@@ -199,14 +204,15 @@ bool begin_file(Shared& sh, FileWork& fw) {
       r = done_in_earlier_run(sh.opt, in);
       return false;
     }
-    if (fs::exists(out, ec)) {
-      if (fs::equivalent(out, in.path, ec))
-        throw Error(ErrorCategory::usage, "output would overwrite the input itself; choose another -o folder");
-      if (sh.opt.skip_existing) {
-        r.status = FileStatus::skipped;
-        r.error = "output exists (--skip-existing)";
-        return false;
-      }
+    if (sh.opt.skip_existing && fs::exists(out, ec)) {
+      r.status = FileStatus::skipped;
+      r.error = "output exists (--skip-existing)";
+      return false;
+    }
+    struct stat st {};  // before the read: a change while it is read shows at the next --resume
+    if (::stat(in.path.c_str(), &st) == 0) {
+      r.input_bytes = std::uint64_t(st.st_size);
+      r.input_mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     }
     const auto t = Clock::now();
     {
@@ -232,7 +238,7 @@ cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw) {
   cv::Mat img;
   {
     nvtx::Range s("decode", nvtx::Color::codec, static_cast<long>(fw.i));
-    img = io::decode_image(fw.bytes);
+    img = io::decode_image(fw.bytes, sh.files[fw.i].path);
   }
   fw.r.ms.decode += ms_since(t);
   fw.r.decoder = "opencv";
@@ -340,12 +346,14 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
       std::vector<fs::path> side_paths;
       for (const auto& so : side) {
         side_paths.push_back(out.parent_path() / (out.stem().string() + so.suffix));
+        if (auto id = io::identity_of(side_paths.back()); id && sh.input_ids.count(*id))
+          throw Error(ErrorCategory::usage, "output " + side_paths.back().string() + " would overwrite an input");
         std::lock_guard<std::mutex> lock(sh.side_mutex);
         if (!sh.side_paths.insert(side_paths.back()).second)
           throw Error(ErrorCategory::usage, "output " + side_paths.back().string() + " was already written from another input");
       }
-      io::write_file_atomic(out, encoded);
-      for (std::size_t k = 0; k < side.size(); ++k) io::write_file_atomic(side_paths[k], side[k].bytes);
+      io::write_output(out, encoded);
+      for (std::size_t k = 0; k < side.size(); ++k) io::write_output(side_paths[k], side[k].bytes);
     }
     r.ms.write = ms_since(t);
     r.status = FileStatus::ok;
@@ -354,7 +362,36 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
   }
 }
 
+// Host memory one file takes while it is decoded, processed and encoded on the CPU side: its
+// compressed bytes, the decoded image (3 bytes a pixel: colour after decoding) and room for two
+// results of its size (an intermediate and the output, and the encoded output in their place).
+// Unknown dimensions (a header probe_dimensions does not read): 8 times the compressed size.
+std::uint64_t host_bytes_estimate(const FileWork& fw) {
+  const std::uint64_t compressed = fw.bytes.size();
+  if (fw.r.width > 0 && fw.r.height > 0) return compressed + std::uint64_t(fw.r.width) * std::uint64_t(fw.r.height) * 3 * 3;
+  return compressed * 8;
+}
+
+// Holds a share of the job's memory budget for one file (none without a budget).
+struct BudgetShare {
+  ByteBudget* budget;
+  std::uint64_t bytes = 0;
+  bool take(std::uint64_t n, const std::atomic<bool>* stop) {
+    if (!budget) return true;
+    if (!budget->acquire(n, stop)) return false;
+    bytes = n;
+    return true;
+  }
+  ~BudgetShare() {
+    if (budget && bytes) budget->release(bytes);
+  }
+};
+
 void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& rep) {
+  BudgetShare share{sh.budget};
+  // A stop while waiting: the file is decoded all the same (it was read, so it is finished, not
+  // left unstarted); only the wait ends.
+  if (!share.take(host_bytes_estimate(fw), sh.stop)) share.bytes = 0;
   cv::Mat img;
   try {
     img = decode_with_opencv(sh, fw);
@@ -603,6 +640,11 @@ FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputF
   r.output = output_for(options, input).string();
   r.status = FileStatus::skipped;
   r.error = "done in an earlier run (--resume)";
+  struct stat st {};  // as checked by inputs_to_skip: a later --resume checks it again
+  if (::stat(input.path.c_str(), &st) == 0) {
+    r.input_bytes = std::uint64_t(st.st_size);
+    r.input_mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  }
   return r;
 }
 
@@ -613,9 +655,10 @@ std::size_t remove_stale_temporaries(const fs::path& output) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    // ".NAME" + the marker + 6 random characters
-    if (name.size() == prefix.size() + 10 && name.rfind(prefix, 0) == 0 && io::is_temporary_name(it->path()) &&
-        name.compare(prefix.size(), 4, ".wk-") == 0) {
+    // ".NAME" + the marker + 6 random characters, or + PID + "-" + 6 random characters
+    if (name.size() >= prefix.size() + 10 && name.rfind(prefix, 0) == 0 && io::is_temporary_name(it->path()) &&
+        name.compare(prefix.size(), 4, ".wk-") == 0 &&
+        (name.size() == prefix.size() + 10 || name.find('-', prefix.size() + 4) == name.size() - 7)) {
       std::error_code rm;
       if (fs::remove(it->path(), rm)) ++removed;
     }
@@ -689,11 +732,8 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
         throw Error(ErrorCategory::usage, "--gpus: no GPU " + std::to_string(d) + " (this machine has " + std::to_string(count) + ")");
     if (hybrid) gpus.clear();  // the start-up thread decides (opt.gpus)
   }
-  std::unordered_set<std::string> resume_ok;
-  if (source)
-    resume_ok.insert(source->resume_done.begin(), source->resume_done.end());
-  else if (!opt.resume_report.empty())
-    for (auto& p : ok_inputs_in_report(opt.resume_report)) resume_ok.insert(std::move(p));
+  std::optional<EarlierReport> earlier;
+  if (!source && !opt.resume_report.empty()) earlier = read_earlier_report(opt.resume_report);
 
   const auto t0 = Clock::now();
   JobResult result;
@@ -705,14 +745,35 @@ JobResult run_folder_job(const FolderJobOptions& opt, const std::atomic<bool>* s
     scan = io::scan_inputs(opt.inputs, opt.outdir);
   }
   result.scan_errors = scan.errors;
-  Shared sh{opt, scan.files, {}, {}, std::move(resume_ok), {}, {}};
+  if (cb.on_notice)
+    for (const std::string& notice : scan.notices) cb.on_notice(notice);
+  Shared sh{opt, scan.files, {}, {}, {}, {}, {}, {}, nullptr, stop};
   std::map<fs::path, std::size_t> first_user;
+  std::vector<io::JobFile> reads, writes;
   for (std::size_t i = 0; i < scan.files.size(); ++i) {
     sh.outputs.push_back(output_for(opt, scan.files[i]));
     auto [it, fresh] = first_user.emplace(sh.outputs.back(), i);
     sh.precheck.push_back(fresh ? "" : "output " + sh.outputs.back().string() + " is also the output of " +
                                            scan.files[it->second].path.string() + " (same name below an input root)");
+    reads.push_back({"the input " + scan.files[i].path.string(), scan.files[i].path});
+    if (fresh) writes.push_back({"the output of " + scan.files[i].path.string(), sh.outputs.back()});
   }
+  // No file the job writes is a file it reads, before any work (an output named like another
+  // input: a.jpg -> a.png beside a.png; the report named like an image).
+  if (!opt.report.empty()) writes.push_back({"the report", opt.report});
+  io::check_writes_apart(reads, writes);
+  for (const io::JobFile& r : reads)
+    if (auto id = io::identity_of(r.path)) sh.input_ids.insert(*id);
+  if (source) {
+    sh.resume_ok.insert(source->resume_done.begin(), source->resume_done.end());
+  } else if (earlier) {
+    std::vector<std::string> notices;
+    for (auto& p : inputs_to_skip(opt, scan.files, *earlier, &notices)) sh.resume_ok.insert(std::move(p));
+    if (cb.on_notice)
+      for (const std::string& notice : notices) cb.on_notice(notice);
+  }
+  ByteBudget budget(opt.memory_budget ? opt.memory_budget : std::max<std::uint64_t>(physical_memory_bytes() / 2, 1ull << 30));
+  sh.budget = &budget;
   if (cb.on_start) cb.on_start(scan.files.size());
 
   const std::size_t n = scan.files.size();

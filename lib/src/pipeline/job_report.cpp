@@ -2,10 +2,13 @@
 // from the job itself so the reader can be fuzzed without the GPU pipeline (tests/fuzz).
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <optional>
 #include <string>
 
 #include "wk/core/error.hpp"
+#include "wk/image/filter.hpp"
 #include "wk/io/files.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
@@ -73,6 +76,10 @@ nlohmann::json record_object(const FileRecord& r) {
                       {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
                               {"encode", r.ms.encode}, {"write", r.ms.write}}}};
   if (!r.error.empty()) f["error"] = r.error;
+  if (r.input_bytes || r.input_mtime_ns) {
+    f["input_bytes"] = r.input_bytes;
+    f["input_mtime_ns"] = r.input_mtime_ns;
+  }
   if (!is_utf8(r.path)) f["path_hex"] = to_hex(r.path);
   if (!is_utf8(r.output)) f["output_hex"] = to_hex(r.output);
   return f;
@@ -104,6 +111,8 @@ FileRecord record_from_json(std::string_view text) {
     r.decoder = f.at("decoder").get<std::string>();
     r.encoder = f.at("encoder").get<std::string>();
     r.finished_s = f.at("finished_s").get<double>();
+    r.input_bytes = f.value("input_bytes", std::uint64_t(0));
+    r.input_mtime_ns = f.value("input_mtime_ns", std::int64_t(0));
     const auto& ms = f.at("ms");
     r.ms = {ms.at("read").get<double>(), ms.at("decode").get<double>(), ms.at("process").get<double>(),
             ms.at("encode").get<double>(), ms.at("write").get<double>()};
@@ -120,6 +129,7 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   const JobTotals& t = result.totals;
   json j = {{"tool", "wk-image"},
             {"pipeline", opt.pipeline_text},
+            {"settings", job_settings(opt)},
             {"backend", wk::to_string(opt.backend)},
             {"files", std::move(files)},
             {"input_errors", result.scan_errors},
@@ -141,30 +151,85 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::vector<std::string> ok_inputs_in_report_text(std::string_view text, const std::string& name) {
-  std::vector<std::string> ok;
+std::string job_settings(const FolderJobOptions& opt) {
+  return "pipeline=" + opt.pipeline_text + ";border=" + image::to_string(opt.pipeline_options.border) +
+         ";plot=" + (opt.pipeline_options.plot ? "1" : "0") + ";format=" + opt.format +
+         ";quality=" + std::to_string(opt.encode.jpeg_quality);
+}
+
+EarlierReport parse_earlier_report(std::string_view text, const std::string& name) {
+  EarlierReport report;
   try {
     const auto j = nlohmann::json::parse(text.begin(), text.end());
+    report.settings = j.value("settings", "");
     // Done: converted in that run, or already done in the run before it (a chain of resumes).
-    for (const auto& f : j.at("files"))
-      if (f.at("status") == "ok" || (f.at("status") == "skipped" && f.value("error", "").rfind("done in an earlier run", 0) == 0)) {
-        if (!f.contains("path_hex")) {
-          ok.push_back(f.at("path").get<std::string>());
-        } else if (auto path = from_hex(f.at("path_hex").get<std::string>())) {
-          ok.push_back(std::move(*path));
-        } else {
-          throw Error(ErrorCategory::decode, name + ": not a wk-image report (a path_hex that is not hexadecimal)");
-        }
-      }
+    for (const auto& f : j.at("files")) {
+      if (!(f.at("status") == "ok" ||
+            (f.at("status") == "skipped" && f.value("error", "").rfind("done in an earlier run", 0) == 0)))
+        continue;
+      auto exact = [&](const char* key, const char* hex_key) -> std::string {
+        if (!f.contains(hex_key)) return f.at(key).get<std::string>();
+        if (auto s = from_hex(f.at(hex_key).get<std::string>())) return std::move(*s);
+        throw Error(ErrorCategory::decode, name + ": not a wk-image report (a " + hex_key + " that is not hexadecimal)");
+      };
+      DoneEntry e;
+      e.output = exact("output", "output_hex");
+      e.input_bytes = f.value("input_bytes", std::uint64_t(0));
+      e.input_mtime_ns = f.value("input_mtime_ns", std::int64_t(0));
+      report.done[exact("path", "path_hex")] = std::move(e);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorCategory::decode, name + ": not a wk-image report (" + e.what() + ")");
   }
-  return ok;
+  return report;
 }
 
-std::vector<std::string> ok_inputs_in_report(const fs::path& report) {
-  const std::vector<std::uint8_t> bytes = io::read_file(report);
-  return ok_inputs_in_report_text({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, report.string());
+EarlierReport read_earlier_report(const fs::path& report) {
+  const std::vector<std::uint8_t> bytes = io::read_file(report, std::uint64_t(1) << 32);
+  return parse_earlier_report({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, report.string());
+}
+
+std::vector<std::string> inputs_to_skip(const FolderJobOptions& options, const std::vector<io::InputFile>& files,
+                                        const EarlierReport& earlier, std::vector<std::string>* notices) {
+  std::vector<std::string> skip;
+  std::size_t changed = 0, other_output = 0, output_gone = 0, listed = 0;
+  if (earlier.settings != job_settings(options)) {
+    if (notices && !earlier.done.empty())
+      notices->push_back(
+          earlier.settings.empty()
+              ? "resume: the report does not record its job's settings; every file is done again"
+              : "resume: the report's job had other settings (" + earlier.settings + "); every file is done again");
+    return skip;
+  }
+  for (const io::InputFile& in : files) {
+    const auto it = earlier.done.find(in.path.string());
+    if (it == earlier.done.end()) continue;
+    ++listed;
+    const DoneEntry& e = it->second;
+    if (e.output != output_path(options, in).string()) {
+      ++other_output;
+      continue;
+    }
+    struct stat st {};
+    if (::stat(in.path.c_str(), &st) != 0 || e.input_bytes != std::uint64_t(st.st_size) ||
+        e.input_mtime_ns != std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec) {
+      ++changed;
+      continue;
+    }
+    if (!fs::exists(e.output)) {
+      ++output_gone;
+      continue;
+    }
+    skip.push_back(in.path.string());
+  }
+  if (!notices || listed == 0) return skip;
+  auto say = [&](std::size_t n, const std::string& why) {
+    if (n) notices->push_back(std::to_string(n) + (n == 1 ? " file is" : " files are") + " done again: " + why);
+  };
+  say(other_output, "the report lists another output for them");
+  say(changed, "their input changed since the report (size or modification time)");
+  say(output_gone, "their output is gone");
+  return skip;
 }
 
 }  // namespace wk::pipeline

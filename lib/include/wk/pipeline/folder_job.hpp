@@ -10,8 +10,10 @@
 // for any folder: one image per worker, plus per GPU at most 2 x jpeg_batch JPEGs waiting to be
 // decoded and 2 x jpeg_batch decoded ones (and a quarter of the GPU's free memory).
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +72,13 @@ struct FolderJobOptions {
   // GPUs g with g % count == index % count, or GPU index % (GPU count) when there are fewer GPUs
   // than processes (they then share it). count 1: every GPU.
   int gpu_share_index = 0, gpu_share_count = 1;
+  // Bytes of images in host memory at once over all workers (the compressed file, the decoded
+  // image and the operations' results, estimated from the header before decoding): a worker
+  // waits rather than go beyond it; an image larger than the whole budget runs alone.
+  // 0: half the machine's physical memory.
+  std::uint64_t memory_budget = 0;
+  // The report the caller will write (only checked: it must be no input and no output).
+  std::filesystem::path report;
 };
 
 
@@ -94,6 +103,9 @@ struct FileRecord {
   std::string decoder;  // "opencv", "nvjpeg-hw" (hardware JPEG decoder), "nvjpeg"; "" when not decoded
   std::string encoder;  // "opencv", "nvjpeg"; "" when not encoded
   double finished_s = 0;  // when the file was done, in seconds from the start of the job
+  // The input as it was read (for --resume: a changed input is done again); 0: unknown.
+  std::uint64_t input_bytes = 0;
+  std::int64_t input_mtime_ns = 0;
 };
 
 struct JobTotals {
@@ -174,8 +186,8 @@ void tally(JobResult& result, std::size_t files);
 std::filesystem::path output_path(const FolderJobOptions& options, const io::InputFile& input);
 // The record of an input --resume skips: "skipped", "done in an earlier run (--resume)".
 FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input);
-// Removes the temporary files a killed process left beside `output` (".NAME.wk-XXXXXX", the
-// pattern of io::write_file_atomic); returns how many.
+// Removes the temporary files a killed process left beside `output` (".NAME.wk-PID-XXXXXX" of
+// io::OutputFile without O_TMPFILE, and ".NAME.wk-XXXXXX" of older versions); returns how many.
 std::size_t remove_stale_temporaries(const std::filesystem::path& output);
 
 // One record as the report writes it (report_json's "files" entries) and back (wk::dist payloads).
@@ -185,11 +197,32 @@ FileRecord record_from_json(std::string_view json);
 // The --report JSON: {"files": [...], "totals": {...}} (docs in wk-image --help).
 std::string report_json(const JobResult& result, const FolderJobOptions& options);
 
-// Inputs an earlier report lists with status "ok" (for --resume). Throws wk::Error{decode} for a
-// report that is not warpkit's JSON, wk::Error{io} when unreadable.
-std::vector<std::string> ok_inputs_in_report(const std::filesystem::path& report);
+// The settings that decide what a job writes (pipeline, border, plot, output format, quality), as
+// the report records them: --resume skips files only for a job with the same settings.
+std::string job_settings(const FolderJobOptions& options);
+
+// What an earlier report says, for --resume: its job's settings, and per input it lists as done
+// (status "ok", or skipped as done in the run before), the output and the input's size and
+// modification time then.
+struct DoneEntry {
+  std::string output;
+  std::uint64_t input_bytes = 0;
+  std::int64_t input_mtime_ns = 0;
+};
+struct EarlierReport {
+  std::string settings;  // "" in reports that do not record them
+  std::map<std::string, DoneEntry> done;
+};
+// Throws wk::Error{decode} for a report that is not warpkit's JSON, wk::Error{io} when unreadable.
+EarlierReport read_earlier_report(const std::filesystem::path& report);
 // The same for a report already in memory; `name` is what error messages call it.
-std::vector<std::string> ok_inputs_in_report_text(std::string_view text, const std::string& name);
+EarlierReport parse_earlier_report(std::string_view text, const std::string& name);
+// The inputs of `files` that --resume skips: those the earlier report lists as done by a job with
+// the same settings, into the same output, which still exists, from an input of the same size
+// and modification time. The others are done again; `notices` gets one line per reason with its
+// count ("3 files are done again: their input changed since the report").
+std::vector<std::string> inputs_to_skip(const FolderJobOptions& options, const std::vector<io::InputFile>& files,
+                                        const EarlierReport& earlier, std::vector<std::string>* notices);
 
 // Reads width and height from the header of every format Debian's OpenCV decodes -- PNG, JPEG,
 // BMP, PNM/PAM/PFM, Sun raster, Radiance HDR, TIFF/BigTIFF, WebP and JPEG 2000 -- without decoding. Returns
