@@ -1,12 +1,17 @@
 // IDEA on the CPU: the paper's known answer, the arithmetic behind idea_mul, the decryption
 // schedule, libgcrypt agreement (ECB and CTR, when libgcrypt was found), the threaded CPU path
-// and the file layer (round trips, nonce, padding, truncation, key files, no partial outputs).
+// and the file layer (round trips, nonce, padding, truncation, key files and their permissions,
+// no partial outputs, outputs through links and FIFOs, FIFOs refused as keys and inputs).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <future>
 #include <random>
 #include <vector>
 
@@ -428,4 +433,178 @@ TEST_CASE("IDEA key files: 16 bytes, mode 0600, never overwritten by accident", 
   }
   CHECK_THROWS_AS(idea_read_key_file(dir / "none"), Error);
   CHECK_THROWS_AS(idea_read_key_file(dir.path()), Error);
+}
+
+TEST_CASE("IDEA key files: a FIFO, a device or a large file is refused at once without being read", "[idea][file]") {
+  test::TempDir dir;
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  {
+    const int fd = ::open((dir / "large").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, off_t(1) << 30) == 0);
+    ::close(fd);
+  }
+  // Run in a thread so that a blocking open fails the test instead of hanging it.
+  struct Case {
+    fs::path path;
+    const char* what;
+    ErrorCategory category;
+  };
+  for (const Case& c : {Case{dir / "fifo", "not a regular file (a FIFO)", ErrorCategory::io},
+                        Case{"/dev/zero", "not a regular file (a character device)", ErrorCategory::io},
+                        Case{dir.path(), "not a regular file (a folder)", ErrorCategory::io},
+                        Case{dir / "large", "exactly 16 raw bytes", ErrorCategory::decode}}) {
+    CAPTURE(c.path);
+    auto result = std::async(std::launch::async, [&] {
+      try {
+        idea_read_key_file(c.path);
+        return std::string("accepted");
+      } catch (const Error& e) {
+        return std::string(e.category() == c.category ? "" : "wrong category: ") + e.what();
+      }
+    });
+    if (result.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+      // Unblock the open (a writer for the FIFO) so that the thread can end, then fail.
+      const int w = ::open((dir / "fifo").c_str(), O_WRONLY | O_NONBLOCK);
+      if (w >= 0) ::close(w);
+      FAIL("idea_read_key_file blocked");
+    }
+    const std::string msg = result.get();
+    CAPTURE(msg);
+    CHECK(msg.rfind("wrong category", 0) != 0);
+    CHECK(msg.find(c.what) != std::string::npos);
+    CHECK(msg.find(c.path.string()) != std::string::npos);
+  }
+  CHECK(fs::symlink_status(dir / "fifo").type() == fs::file_type::fifo);
+}
+
+TEST_CASE("IDEA key files: modes that let others read or write warn, or are refused with strict_perms", "[idea][file]") {
+  test::TempDir dir;
+  const fs::path k = dir / "k.key";
+  const IdeaKey made = idea_write_key_file(k, false);
+  CHECK(idea_key_file_exposure(k, 0600).empty());
+  CHECK(idea_key_file_exposure(k, 0400).empty());
+  CHECK(idea_key_file_exposure(k, S_IFREG | 0700).empty());
+  CHECK(idea_key_file_exposure(k, 0644) == k.string() + " is readable by others (mode 0644); chmod 600 it");
+  CHECK(idea_key_file_exposure(k, S_IFREG | 0666) == k.string() + " is readable and writable by others (mode 0666); chmod 600 it");
+  CHECK(idea_key_file_exposure(k, 0602) == k.string() + " is writable by others (mode 0602); chmod 600 it");
+  CHECK(idea_key_file_exposure(k, 0611) == k.string() + " is accessible to others (mode 0611); chmod 600 it");
+
+  std::vector<std::string> warnings;
+  IdeaKeyFileCheck warn;
+  warn.warn = [&](const std::string& m) { warnings.push_back(m); };
+  IdeaKeyFileCheck strict = warn;
+  strict.strict_perms = true;
+  CHECK(idea_read_key_file(k, warn) == made);
+  CHECK(idea_read_key_file(k, strict) == made);
+  CHECK(warnings.empty());
+  REQUIRE(::chmod(k.c_str(), 0644) == 0);
+  CHECK(idea_read_key_file(k) == made);  // no check asked for: no warning, no error
+  CHECK(idea_read_key_file(k, warn) == made);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == k.string() + " is readable by others (mode 0644); chmod 600 it");
+  try {
+    idea_read_key_file(k, strict);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.category() == ErrorCategory::io);
+    CHECK(std::string(e.what()).find(k.string() + " is readable by others (mode 0644)") != std::string::npos);
+  }
+  CHECK(warnings.size() == 1);
+}
+
+TEST_CASE("IDEA key files: keygen follows a symbolic link and keeps it; never replaces a key behind one", "[idea][file]") {
+  test::TempDir dir;
+  fs::create_symlink("real.key", dir / "link.key");
+  const IdeaKey made = idea_write_key_file(dir / "link.key", false);
+  CHECK(fs::is_symlink(dir / "link.key"));
+  CHECK(idea_read_key_file(dir / "real.key") == made);
+  struct stat st {};
+  REQUIRE(::stat((dir / "real.key").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK_THROWS_AS(idea_write_key_file(dir / "link.key", false), Error);
+  CHECK(idea_read_key_file(dir / "real.key") == made);
+  const IdeaKey replaced = idea_write_key_file(dir / "link.key", true);
+  CHECK(fs::is_symlink(dir / "link.key"));
+  CHECK(idea_read_key_file(dir / "real.key") == replaced);
+  CHECK(count_entries(dir.path()) == 2);
+}
+
+TEST_CASE("IDEA files: outputs through links and FIFOs, replace=false, and no output over the input through a link", "[idea][file]") {
+  test::TempDir dir;
+  const IdeaKey key = random_key(24);
+  const auto data = random_bytes(10000, 24);
+  test::write_bytes(dir / "plain", as_string(data));
+  IdeaFileOptions o;
+  o.chunk_bytes = 4096;
+
+  // A symbolic link: the target is replaced, the link stays.
+  test::write_bytes(dir / "target", "previous");
+  fs::create_symlink("target", dir / "link");
+  crypt(IdeaDirection::encrypt, dir / "plain", dir / "link", key, o);
+  CHECK(fs::is_symlink(dir / "link"));
+  CHECK(fs::file_size(dir / "target") == data.size() + 8);
+
+  // replace=false: an existing file (also behind a link) is refused before anything is written.
+  test::write_bytes(dir / "out", "good data");
+  IdeaFileOptions keep = o;
+  keep.replace = false;
+  fs::create_symlink("out", dir / "out-link");
+  for (const char* name : {"out", "out-link"}) {
+    CAPTURE(name);
+    try {
+      crypt(IdeaDirection::decrypt, dir / "target", dir / name, key, keep);
+      FAIL("replaced");
+    } catch (const Error& e) {
+      CHECK(e.category() == ErrorCategory::usage);
+      CHECK(std::string(e.what()).find((dir / name).string() + ": already exists") != std::string::npos);
+    }
+    CHECK(test::read_bytes(dir / "out") == "good data");
+    CHECK(fs::is_symlink(dir / "out-link"));
+  }
+  crypt(IdeaDirection::decrypt, dir / "target", dir / "new", key, keep);  // a new file is fine
+  CHECK(test::read_bytes(dir / "new") == as_string(data));
+  struct stat st {};
+  REQUIRE(::stat((dir / "new").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);  // plaintext
+
+  // A FIFO is written in place, also with replace=false.
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  auto reader = std::async(std::launch::async, [&] { return test::read_bytes(dir / "fifo"); });
+  crypt(IdeaDirection::decrypt, dir / "target", dir / "fifo", key, keep);
+  REQUIRE(reader.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  CHECK(reader.get() == as_string(data));
+  CHECK(fs::symlink_status(dir / "fifo").type() == fs::file_type::fifo);
+
+  // The output may not be the input under another name.
+  fs::create_hard_link(dir / "plain", dir / "hard");
+  fs::create_symlink("plain", dir / "soft");
+  for (const char* name : {"hard", "soft"}) {
+    CAPTURE(name);
+    try {
+      crypt(IdeaDirection::encrypt, dir / "plain", dir / name, key, o);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.category() == ErrorCategory::usage);
+    }
+    CHECK(test::read_bytes(dir / "plain") == as_string(data));
+  }
+  // A FIFO as input is refused at once (not waited on).
+  REQUIRE(::mkfifo((dir / "in.fifo").c_str(), 0600) == 0);
+  auto refused = std::async(std::launch::async, [&] {
+    try {
+      crypt(IdeaDirection::encrypt, dir / "in.fifo", dir / "x", key, o);
+      return std::string("accepted");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  });
+  if (refused.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int w = ::open((dir / "in.fifo").c_str(), O_WRONLY | O_NONBLOCK);
+    if (w >= 0) ::close(w);
+    FAIL("blocked on a FIFO input");
+  }
+  CHECK(refused.get().find("not a regular file (a FIFO)") != std::string::npos);
+  CHECK(!fs::exists(dir / "x"));
+  for (const auto& e : fs::directory_iterator(dir.path())) CHECK(e.path().filename().string()[0] != '.');
 }

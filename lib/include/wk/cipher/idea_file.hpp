@@ -1,7 +1,9 @@
 #pragma once
 // IDEA on files: key files, the CTR nonce, ECB padding and streaming of inputs of any size (larger
-// than host or GPU memory) through an IdeaExecutor, with the output written to a temporary file
-// and renamed into place only when everything succeeded.
+// than host or GPU memory) through an IdeaExecutor. Every file is written through io::OutputFile:
+// a regular output appears whole or not at all (an unnamed temporary file, fsync'ed, then linked
+// and renamed into place; nothing is left behind even after SIGKILL), a symbolic link is followed
+// and stays a link, a FIFO or character device is written in place.
 //
 // File formats
 //   key file        exactly 16 raw bytes (the IDEA key)
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "wk/cipher/idea.hpp"
 
@@ -24,12 +27,26 @@ namespace wk::cipher {
 
 inline constexpr std::size_t kIdeaNonceBytes = 8;
 
-// Reads a key file of exactly 16 bytes. Throws wk::Error{io} (missing, unreadable, not a regular
-// file) or {decode} (any other size), the message naming the file.
-IdeaKey idea_read_key_file(const std::filesystem::path& path);
+// What idea_read_key_file does about a key file that users other than its owner may read or
+// write (any of the mode bits 077), as ssh does about private keys.
+struct IdeaKeyFileCheck {
+  bool strict_perms = false;                       // refuse it: wk::Error{io}, nothing read
+  std::function<void(const std::string&)> warn;    // else called with the warning, when set
+};
 
-// Writes 16 bytes from OpenSSL's CSPRNG (RAND_bytes) to `path` with mode 0600 (a temporary file
-// renamed into place). An existing `path` is refused (wk::Error{usage}) unless `overwrite`.
+// Reads a key file of exactly 16 bytes. Opening never blocks (O_NONBLOCK, then fstat): a FIFO, a
+// device or a folder is refused, and a file of any other size is refused without being read.
+// Throws wk::Error{io} (missing, unreadable, not a regular file, refused permissions) or {decode}
+// (any other size), the message naming the file; no message quotes the file's content.
+IdeaKey idea_read_key_file(const std::filesystem::path& path, const IdeaKeyFileCheck& check = {});
+
+// "PATH is readable by others (mode 0644); chmod 600 it" for a key file whose mode lets others
+// than its owner read or write it (`mode`: st_mode or its permission bits); "" for 0600, 0400.
+std::string idea_key_file_exposure(const std::filesystem::path& path, unsigned mode);
+
+// Writes 16 bytes from OpenSSL's CSPRNG (RAND_bytes) to `path` with mode 0600 through
+// io::OutputFile (a symbolic link is followed; a FIFO or character device is written in place).
+// An existing regular file (also behind a link) is refused (wk::Error{usage}) unless `overwrite`.
 IdeaKey idea_write_key_file(const std::filesystem::path& path, bool overwrite);
 
 struct IdeaFileOptions {
@@ -37,6 +54,7 @@ struct IdeaFileOptions {
   bool pad = true;                               // ECB: PKCS#7 padding
   std::size_t chunk_bytes = std::size_t(64) << 20;  // read / transform / write granularity, a multiple of 16
   std::optional<std::uint64_t> nonce;            // CTR encryption: this nonce instead of a random one (tests)
+  bool replace = true;                           // false: an existing regular output is refused (wk::Error{usage})
 };
 
 struct IdeaFileResult {
@@ -51,8 +69,12 @@ using IdeaProgressFn = std::function<void(std::uint64_t done, std::uint64_t tota
 // Encrypts or decrypts `in` into `out` (missing parent folders are created). `out` appears only
 // when everything succeeded: a truncated input (ECB: not a whole number of blocks; CTR: shorter
 // than its nonce), bad padding, or a read or write error throws wk::Error naming the file and
-// leaves no output (an existing `out` is kept as it was). `out` may not be `in`. Decrypted files
-// are created with mode 0600, encrypted ones with 0666 minus the umask.
+// leaves no output (an existing `out` is kept as it was). `out` may not be `in`, also not through
+// a link (wk::Error{usage}). `in` must be a regular file (opening it never blocks). `out` may be
+// a symbolic link (its target is replaced), a FIFO or character device (written in place) or "-"
+// (standard output). With options.replace false, an existing regular `out` is refused before
+// anything is written. Decrypted files are created with mode 0600, encrypted ones with 0666
+// minus the umask.
 IdeaFileResult idea_crypt_file(IdeaDirection direction, const std::filesystem::path& in, const std::filesystem::path& out,
                                const IdeaKey& key, const IdeaFileOptions& options, IdeaExecutor& executor,
                                const IdeaProgressFn& progress = {});

@@ -1,6 +1,6 @@
 // IDEA on files: key files, nonce, padding, and a three-slot pipeline (read chunk j+1, transform
-// chunk j, write chunk j-1 at the same time) over an IdeaExecutor, into a temporary file that is
-// renamed into place only when everything succeeded.
+// chunk j, write chunk j-1 at the same time) over an IdeaExecutor, into an io::OutputFile that
+// becomes the output only when everything succeeded.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <string>
@@ -19,7 +20,7 @@
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
-#include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +31,7 @@ namespace {
 std::string errno_text(int err) { return std::strerror(err); }
 
 [[noreturn]] void throw_at(ErrorCategory category, const fs::path& path, const std::string& what) {
-  throw Error(category, path.string() + ": " + what);
+  throw Error(category, io::printable(path.string()) + ": " + what);
 }
 
 void random_bytes(std::uint8_t* out, std::size_t n) {
@@ -38,11 +39,21 @@ void random_bytes(std::uint8_t* out, std::size_t n) {
     throw Error(ErrorCategory::internal, "OpenSSL's RAND_bytes failed: no random bytes for the key or nonce");
 }
 
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
 // A regular file opened for reading, read at explicit offsets (pread: no shared file position).
 class InputFile {
  public:
   explicit InputFile(const fs::path& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before fstat could refuse it.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd_ < 0) throw_at(ErrorCategory::io, path, "cannot open: " + errno_text(errno));
     struct stat st {};
     if (::fstat(fd_, &st) != 0) {
@@ -52,8 +63,9 @@ class InputFile {
     }
     if (!S_ISREG(st.st_mode)) {
       ::close(fd_);
-      throw_at(ErrorCategory::io, path, "not a regular file");
+      throw_at(ErrorCategory::io, path, std::string("not a regular file (") + file_kind(st.st_mode) + "); the input must be one");
     }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     size_ = static_cast<std::uint64_t>(st.st_size);
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
@@ -82,131 +94,94 @@ class InputFile {
   std::uint64_t size_ = 0;
 };
 
-// The output: ".NAME.wk-XXXXXX" in the destination's folder (the pattern io::is_temporary_name
-// knows), created with `mode` (minus the umask), removed again unless commit() renames it.
-class OutputFile {
- public:
-  OutputFile(const fs::path& path, mode_t mode) : path_(path) {
-    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw_at(ErrorCategory::io, dir, "cannot create folder: " + ec.message());
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-      std::array<std::uint8_t, 6> r{};
-      random_bytes(r.data(), r.size());
-      std::string name(1, '.');
-      name.append(path.filename().string()).append(".wk-");
-      for (std::uint8_t b : r) name += kAlphabet[b % 62];
-      tmp_ = dir / name;
-      fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-      if (fd_ < 0 && errno != EEXIST)
-        throw_at(ErrorCategory::io, path, "cannot create a temporary file in " + dir.string() + ": " + errno_text(errno));
-    }
-    if (fd_ < 0) throw_at(ErrorCategory::io, path, "cannot create a temporary file in " + dir.string());
-    registered_ = io::TemporaryRegistration(tmp_);  // an interrupt handler ending the process removes it
-  }
-  ~OutputFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(tmp_.c_str());
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-
-  void write_all(const std::uint8_t* p, std::size_t n) {
-    std::size_t done = 0;
-    while (done < n) {
-      const ssize_t w = ::write(fd_, p + done, n - done);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw_at(ErrorCategory::io, path_, "write failed: " + errno_text(errno));
-      }
-      done += static_cast<std::size_t>(w);
-    }
-    written_ += n;
-  }
-  std::uint64_t written() const { return written_; }
-
-  // Closes and renames into place. replace=false: fails if the destination exists (link(2) is
-  // atomic about it), for key files that must never be overwritten by accident.
-  void commit(bool replace = true) {
-    const int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) throw_at(ErrorCategory::io, path_, "write failed: " + errno_text(errno));
-    if (replace) {
-      if (::rename(tmp_.c_str(), path_.c_str()) != 0)
-        throw_at(ErrorCategory::io, path_, "cannot rename the temporary file into place: " + errno_text(errno));
-    } else {
-      if (::link(tmp_.c_str(), path_.c_str()) == 0) {
-        ::unlink(tmp_.c_str());
-      } else {
-        if (errno == EEXIST) throw_at(ErrorCategory::usage, path_, "already exists; refusing to overwrite it");
-        if (errno != EPERM && errno != ENOTSUP)
-          throw_at(ErrorCategory::io, path_, "cannot move the temporary file into place: " + errno_text(errno));
-        // A file system without hard links: check, then rename (a small window, not atomic).
-        std::error_code ec;
-        if (fs::exists(fs::symlink_status(path_, ec)))
-          throw_at(ErrorCategory::usage, path_, "already exists; refusing to overwrite it");
-        if (::rename(tmp_.c_str(), path_.c_str()) != 0)
-          throw_at(ErrorCategory::io, path_, "cannot rename the temporary file into place: " + errno_text(errno));
-      }
-    }
-    committed_ = true;
-  }
-  int fd() const { return fd_; }
-
- private:
-  fs::path path_, tmp_;
-  int fd_ = -1;
-  bool committed_ = false;
-  std::uint64_t written_ = 0;
-  io::TemporaryRegistration registered_;  // released after the rename or the unlink (destructor)
-};
-
 std::uint64_t load_be64(const std::uint8_t* p) { return idea_load_be64(p); }
 
 }  // namespace
 
-IdeaKey idea_read_key_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+// "PATH is readable by others (mode 0644)", or "" when only the owner may read or write it.
+std::string exposure(const fs::path& path, unsigned mode) {
+  mode &= 07777;
+  if (!(mode & 077)) return {};
+  const bool readable = mode & 044, writable = mode & 022;
+  const char* how = readable && writable ? "readable and writable by" : readable ? "readable by" : writable ? "writable by" : "accessible to";
+  char octal[8];
+  std::snprintf(octal, sizeof octal, "%04o", mode);
+  return io::printable(path.string()) + " is " + how + " others (mode " + octal + ")";
+}
+
+}  // namespace
+
+std::string idea_key_file_exposure(const fs::path& path, unsigned mode) {
+  const std::string what = exposure(path, mode);
+  return what.empty() ? what : what + "; chmod 600 it";
+}
+
+IdeaKey idea_read_key_file(const fs::path& path, const IdeaKeyFileCheck& check) {
+  // O_NONBLOCK: a FIFO opens at once (without it, open waits for a writer) and is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) throw_at(ErrorCategory::io, path, "cannot open the key file: " + errno_text(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw_at(ErrorCategory::io, path, "the key file is not a regular file");
-  }
-  if (st.st_size != static_cast<off_t>(kIdeaKeyBytes)) {
-    ::close(fd);
+  if (::fstat(fd, &st) != 0) throw_at(ErrorCategory::io, path, "cannot stat the key file: " + errno_text(errno));
+  if (!S_ISREG(st.st_mode))
+    throw_at(ErrorCategory::io, path,
+             std::string("the key file is not a regular file (") + file_kind(st.st_mode) + "); wk-crypt keygen makes one");
+  // The size before any byte is read: a large file is never read.
+  if (st.st_size != static_cast<off_t>(kIdeaKeyBytes))
     throw_at(ErrorCategory::decode, path,
              "a key file holds exactly 16 raw bytes (wk-crypt keygen makes one); this one has " +
                  std::to_string(st.st_size) + " bytes");
+  if (const std::string exposed = exposure(path, static_cast<unsigned>(st.st_mode)); !exposed.empty()) {
+    if (check.strict_perms)
+      throw Error(ErrorCategory::io, exposed + ": refused (--strict-perms); chmod 600 it");
+    if (check.warn) check.warn(exposed + "; chmod 600 it");
   }
-  IdeaKey key{};
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  // At most one byte more than a key: a file that grew since fstat is refused, not read on.
+  std::array<std::uint8_t, kIdeaKeyBytes + 1> buf{};
   std::size_t done = 0;
-  while (done < key.size()) {
-    const ssize_t r = ::read(fd, key.data() + done, key.size() - done);
+  while (done < buf.size()) {
+    const ssize_t r = ::read(fd, buf.data() + done, buf.size() - done);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      const int err = r < 0 ? errno : 0;
-      ::close(fd);
-      throw_at(ErrorCategory::io, path, "cannot read the key file: " + (err ? errno_text(err) : std::string("it shrank")));
-    }
+    if (r < 0) throw_at(ErrorCategory::io, path, "cannot read the key file: " + errno_text(errno));
+    if (r == 0) break;
     done += static_cast<std::size_t>(r);
   }
-  ::close(fd);
+  if (done != kIdeaKeyBytes) {
+    std::memset(buf.data(), 0, buf.size());
+    throw_at(ErrorCategory::io, path, "the key file changed size while it was read");
+  }
+  IdeaKey key{};
+  std::copy_n(buf.begin(), kIdeaKeyBytes, key.begin());
+  std::memset(buf.data(), 0, buf.size());
   return key;
 }
 
 IdeaKey idea_write_key_file(const fs::path& path, bool overwrite) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw_at(ErrorCategory::usage, path, "is a folder, not a key file name");
-  if (!overwrite && fs::exists(fs::symlink_status(path, ec)))
-    throw_at(ErrorCategory::usage, path, "already exists; refusing to overwrite a key (use --force to replace it)");
+  if (path != "-") {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {  // links followed: what would be replaced
+      if (S_ISDIR(st.st_mode)) throw_at(ErrorCategory::usage, path, "is a folder, not a key file name");
+      if (S_ISREG(st.st_mode) && !overwrite)
+        throw_at(ErrorCategory::usage, path, "already exists; refusing to overwrite a key (use --force to replace it)");
+    }
+  }
   IdeaKey key{};
   random_bytes(key.data(), key.size());
-  OutputFile out(path, 0600);
-  if (::fchmod(out.fd(), 0600) != 0) throw_at(ErrorCategory::io, path, "cannot set mode 0600: " + errno_text(errno));
-  out.write_all(key.data(), key.size());
-  out.commit(overwrite);
+  io::OutputOptions o;
+  o.mode = 0600;
+  o.replace = overwrite;  // without --force, a key that appears meanwhile is still not replaced
+  io::OutputFile out(path, o);
+  // 0600 whatever the umask (one that takes the owner's bits away too).
+  if (!out.is_stream() && ::fchmod(out.fd(), 0600) != 0)
+    throw_at(ErrorCategory::io, path, "cannot set mode 0600: " + errno_text(errno));
+  out.write(key.data(), key.size());
+  out.commit();
   return key;
 }
 
@@ -219,12 +194,19 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   const bool enc = direction == IdeaDirection::encrypt;
   const bool ecb_pad = !ctr && options.pad;
 
-  InputFile input(in);
   {
-    std::error_code ec;
-    if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
-      throw_at(ErrorCategory::usage, out, "is the input file itself; choose another output");
-    if (fs::is_directory(out, ec)) throw_at(ErrorCategory::usage, out, "is a folder; name the output file");
+    const io::JobFile reads[] = {{"the input", in}};
+    const io::JobFile writes[] = {{"the output", out}};
+    io::check_writes_apart(reads, writes);
+  }
+  InputFile input(in);
+  if (out != "-") {
+    struct stat st {};
+    if (::stat(out.c_str(), &st) == 0) {  // links followed: what would be replaced
+      if (S_ISDIR(st.st_mode)) throw_at(ErrorCategory::usage, out, "is a folder; name the output file");
+      if (S_ISREG(st.st_mode) && !options.replace)
+        throw_at(ErrorCategory::usage, out, "already exists; refusing to replace it (--force replaces it)");
+    }
   }
   const std::uint64_t size = input.size();
   const std::string n_bytes = std::to_string(size) + (size == 1 ? " byte" : " bytes");
@@ -260,8 +242,11 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   if (ecb_pad && enc && nchunks == 0) nchunks = 1;
   const std::size_t slot_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(C, (data + 15) / 16 * 16)) + 16;
 
-  OutputFile output(out, enc ? 0666 : 0600);
-  if (ctr && enc) output.write_all(nonce.data(), nonce.size());
+  io::OutputOptions out_options;
+  out_options.mode = enc ? 0666 : 0600;
+  out_options.replace = options.replace;
+  io::OutputFile output(out, out_options);
+  if (ctr && enc) output.write(nonce.data(), nonce.size());
 
   std::array<IdeaHostBuffer, 3> slots;
   for (auto& s : slots) s = executor.host_buffer(slot_bytes);
@@ -322,7 +307,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
     }
     writing = std::async(std::launch::async, [&, j] {
       nvtx::Range r("write", nvtx::Color::io, static_cast<std::int64_t>(j));
-      output.write_all(slots[j % 3].data(), out_len[j % 3]);
+      output.write(slots[j % 3].data(), out_len[j % 3]);
     });
   }
   if (writing.valid()) {
