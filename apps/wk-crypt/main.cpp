@@ -2,7 +2,10 @@
 // Professional CUDA C Programming, chapter 10). Argument parsing, printing and exit codes only;
 // the work is in the warpkit library (wk/cipher/idea.hpp, wk/cipher/idea_file.hpp).
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -11,6 +14,7 @@
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace wk;
@@ -31,7 +35,8 @@ constexpr const char* kFooter = R"(
 Examples:
   wk-crypt keygen secret.key
   wk-crypt encrypt --key secret.key big.tar big.tar.idea          CTR on every GPU
-  wk-crypt decrypt --key secret.key big.tar.idea big.tar
+  wk-crypt decrypt --key secret.key big.tar.idea big.tar          big.tar must not exist yet
+  wk-crypt decrypt --key secret.key --force big.tar.idea big.tar  or: replace it
   wk-crypt encrypt --key secret.key --mode ecb --device cpu a.bin a.ecb
   wk-crypt encrypt --key secret.key --gpus 0,1 --cpu-percent 5 in out
 
@@ -44,29 +49,51 @@ Formats:
   ECB      every 8-byte block encrypted alone (the book's mode), PKCS#7 padding (1..8 bytes)
            unless --no-pad, which needs a whole number of 8-byte blocks.
 Files of any size are streamed in chunks (--chunk-mib) through the GPU(s) and/or the CPU. OUT
-is written to a temporary file in its folder and renamed into place only on success: a
-truncated input (ECB: not a whole number of blocks; CTR: shorter than its nonce), bad padding, or
-a read/write error leaves no OUT behind (an existing OUT is kept). Decrypted files get mode 0600.
+is written to an unnamed temporary file in its folder, synced, and renamed into place only on
+success: a truncated input (ECB: not a whole number of blocks; CTR: shorter than its nonce), bad
+padding, a read/write error or a kill (even SIGKILL) leaves no OUT and no temporary file behind
+(an existing OUT is kept). A symbolic link OUT stays a link (its target gets the data); a FIFO,
+a character device or "-" (standard output) is written in place. Decrypted files get mode 0600.
+
+Files never clobbered:
+  - OUT may not be IN or the key file, also not through a symbolic or hard link (exit 2, before
+    any work).
+  - decrypt does not replace an existing OUT unless --force is given (exit 2): a wrong key is not
+    detected and would replace good data with garbage. A FIFO or device OUT is always written.
+  - keygen does not replace an existing key file unless --force is given (exit 2).
+
+Key files: exactly 16 bytes, a regular file (a FIFO or device is refused without waiting). A key
+file that others than its owner may read or write (mode 0644, 0666, ...) gives a warning, as ssh
+does; with --strict-perms it is refused (exit 1, nothing written). Keys are created with mode
+0600. No message quotes the content of a key or data file.
 
 Execution (docs/apod/idea.md): --device auto uses every GPU of --gpus when one is usable, else
 the CPU (with a notice). --cpu-percent P has the CPU encrypt P% of each chunk while the GPUs do
 the rest (the book's hybrid; on a fast GPU small shares or none are best). --variant runs one
 rung of the APOD ladder instead of the default, for experiments.
 
-Exit status: 0 success, 1 failure (bad input, key file, I/O, GPU), 2 usage error, 130 interrupted
-(Ctrl-C, SIGTERM: the output is left as it was, no temporary file remains).
+Exit status: 0 success, 1 failure (bad input, key file including --strict-perms, I/O, GPU),
+2 usage error (also: OUT is IN or the key file; decrypt onto an existing OUT without --force),
+130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the output is left as it was, no temporary file
+remains).
 )";
 
 struct CryptArgs {
   fs::path key, in, out;
   std::string mode = "ctr", device = "auto", gpus = "all", variant;
-  bool no_pad = false, quiet = false;
+  bool no_pad = false, quiet = false, force = false, strict_perms = false;
   double cpu_percent = 0;
   int chunk_mib = 64;
 };
 
-void add_crypt_options(CLI::App& sub, CryptArgs& a) {
+void add_crypt_options(CLI::App& sub, CryptArgs& a, cipher::IdeaDirection direction) {
   sub.add_option("--key", a.key, "Key file: exactly 16 raw bytes (see keygen)")->required();
+  sub.add_flag("--strict-perms", a.strict_perms,
+               "Refuse a key file that others than its owner may read or write (default: a warning)");
+  if (direction == cipher::IdeaDirection::decrypt)
+    sub.add_flag("--force", a.force,
+                 "Replace an existing OUT (without it, decrypt refuses: a wrong key is not detected and would "
+                 "replace good data with garbage)");
   sub.add_option("--mode", a.mode, "ctr (default; nonce + counter, any length) or ecb (PKCS#7 padded, leaks patterns)")
       ->default_val("ctr")
       ->check(CLI::IsMember({"ctr", "ecb"}));
@@ -83,16 +110,38 @@ void add_crypt_options(CLI::App& sub, CryptArgs& a) {
       ->check(CLI::Range(1, 4096));
   sub.add_flag("-q,--quiet", a.quiet, "No progress bar, notices or summary");
   sub.add_option("IN", a.in, "Input file")->required();
-  sub.add_option("OUT", a.out, "Output file (replaced atomically)")->required();
+  sub.add_option("OUT", a.out,
+                 direction == cipher::IdeaDirection::decrypt
+                     ? "Output file (must not exist unless --force; replaced atomically; - is standard output)"
+                     : "Output file (replaced atomically; - is standard output)")
+      ->required();
   sub.footer(std::string("\n") + kSecurity);
+}
+
+// True when `out` is where standard output goes ("-", /dev/stdout, the file or pipe it names).
+bool writes_to_stdout(const fs::path& out) {
+  if (out == "-") return true;
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) != 0) return false;
+  const auto id = io::identity_of(out);
+  return id && *id == io::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   nvtx::Range range(direction == cipher::IdeaDirection::encrypt ? "encrypt" : "decrypt");
+  {
+    // Before any work: nothing the command reads is what it writes.
+    const io::JobFile reads[] = {{"the input", a.in}, {"the key file", a.key}};
+    const io::JobFile writes[] = {{"the output", a.out}};
+    io::check_writes_apart(reads, writes);
+  }
   cipher::IdeaKey key;
   {
     nvtx::Range r("read-key", nvtx::Color::io);
-    key = cipher::idea_read_key_file(a.key);
+    cipher::IdeaKeyFileCheck check;
+    check.strict_perms = a.strict_perms;
+    check.warn = [](const std::string& message) { wk::app::print_notice(kProg, "warning: " + message); };
+    key = cipher::idea_read_key_file(a.key, check);
   }
   cipher::IdeaExecution exec;
   if (!a.variant.empty()) exec.variant = cipher::parse_idea_variant(a.variant);
@@ -115,6 +164,9 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   options.mode = a.mode == "ecb" ? cipher::IdeaMode::ecb : cipher::IdeaMode::ctr;
   options.pad = !a.no_pad;
   options.chunk_bytes = std::size_t(a.chunk_mib) << 20;
+  // Raw IDEA cannot tell a wrong key: decrypt never replaces existing data unless told to.
+  options.replace = direction == cipher::IdeaDirection::encrypt || a.force;
+  const bool summary_to_stderr = writes_to_stdout(a.out);
 
   constexpr std::uint64_t kMiB = 1 << 20;
   std::error_code ec;
@@ -130,8 +182,10 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   progress.finish();
   if (!a.quiet) {
     const double gbps = r.seconds > 0 ? double(r.bytes_in) / r.seconds / 1e9 : 0.0;
-    fmt::print("{}: {} {} -> {} ({} bytes -> {} bytes, {}{}) in {:.3f} s, {:.2f} GB/s, on {}\n", kProg,
-               direction == cipher::IdeaDirection::encrypt ? "encrypted" : "decrypted", a.in.string(), a.out.string(),
+    // Not into the data when the output is standard output.
+    fmt::print(summary_to_stderr ? stderr : stdout, "{}: {} {} -> {} ({} bytes -> {} bytes, {}{}) in {:.3f} s, {:.2f} GB/s, on {}\n", kProg,
+               direction == cipher::IdeaDirection::encrypt ? "encrypted" : "decrypted", io::printable(a.in.string()),
+               io::printable(a.out.string()),
                r.bytes_in, r.bytes_out, a.mode, options.mode == cipher::IdeaMode::ecb && !options.pad ? ", no padding" : "",
                r.seconds, gbps, executor->describe());
   }
@@ -148,14 +202,14 @@ int main(int argc, char** argv) {
   fs::path keyfile;
   bool force = false;
   CLI::App* keygen = app.add_subcommand("keygen", "Write a new random 16-byte key file (mode 0600)");
-  keygen->add_option("KEYFILE", keyfile, "Key file to create")->required();
+  keygen->add_option("KEYFILE", keyfile, "Key file to create (mode 0600; a symbolic link is followed)")->required();
   keygen->add_flag("--force", force, "Replace an existing key file (the old key is lost, and with it the data)");
 
   CryptArgs enc_args, dec_args;
   CLI::App* enc = app.add_subcommand("encrypt", "Encrypt IN into OUT");
-  add_crypt_options(*enc, enc_args);
+  add_crypt_options(*enc, enc_args, cipher::IdeaDirection::encrypt);
   CLI::App* dec = app.add_subcommand("decrypt", "Decrypt IN into OUT");
-  add_crypt_options(*dec, dec_args);
+  add_crypt_options(*dec, dec_args, cipher::IdeaDirection::decrypt);
 
   return wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
     wk::app::install_interrupt_handlers(nullptr);  // Ctrl-C: end now, no half-written output left

@@ -1,10 +1,20 @@
 // wk-crypt end to end on the CPU backend: keygen, round trips of edge sizes in both modes, the
-// file formats, errors that name the file and leave no output, exit codes, --help's warnings.
+// file formats, errors that name the file and leave no output, exit codes, --help's warnings;
+// what it never does to files (issue 40): replace a symbolic link or FIFO, write over its key or
+// input, let a wrong key replace existing plaintext, leave a temporary after SIGKILL, wait on a
+// FIFO key, accept a key others can read without a word, quote key or file content.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <fstream>
 #include <random>
+#include <thread>
 
 #include "test_support.hpp"
 #include "wk/cipher/idea.hpp"
@@ -26,6 +36,26 @@ std::string random_text(std::size_t n, unsigned seed) {
 
 std::size_t count_entries(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+// The names in `dir` that start with '.': temporary files (".NAME.wk-...") or anything else hidden.
+std::vector<std::string> hidden_entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind('.', 0) == 0) names.push_back(e.path().filename().string());
+  return names;
+}
+
+mode_t lstat_mode(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 ? st.st_mode : 0;
+}
+
+// Runs `command` with `fifo` read by `cat` into `captured` alongside (the reader gives up after
+// 20 s, so that a command that never opens the FIFO does not hang the test).
+wk::test::CommandResult run_with_fifo_reader(const fs::path& fifo, const fs::path& captured, const std::string& command) {
+  return wk::test::run("{ timeout 20 cat " + sh_quote(fifo.string()) + " > " + sh_quote(captured.string()) + " & } ; " +
+                       command + "; rc=$?; wait; exit $rc");
 }
 
 struct Fixture {
@@ -82,7 +112,8 @@ TEST_CASE("wk-crypt round trips empty, 1-, 7-, 8-, 9-byte and larger files in CT
       const std::string cipher = wk::test::read_bytes(f.dir / "cipher");
       CHECK(cipher.size() == (m.ctr ? n + 8 : m.pad ? (n / 8 + 1) * 8 : n));
       if (n >= 16 && m.ctr) CHECK(cipher.substr(8, 8) != data.substr(0, 8));
-      r = f.crypt("decrypt", std::string(m.opts) + " --chunk-mib 1", f.dir / "cipher", f.dir / "back");
+      // --force: "back" holds the previous case's plaintext (decrypt never replaces it silently).
+      r = f.crypt("decrypt", std::string(m.opts) + " --chunk-mib 1 --force", f.dir / "cipher", f.dir / "back");
       INFO(r.output);
       REQUIRE(r.exit_code == 0);
       REQUIRE(wk::test::read_bytes(f.dir / "back") == data);
@@ -216,4 +247,346 @@ TEST_CASE("wk-crypt on hostile outputs: a full disk, an output that is a folder,
   INFO(dec.output);
   REQUIRE(dec.exit_code == 0);
   CHECK(wk::test::read_bytes(work / "-y") == "secret bytes");
+}
+
+TEST_CASE("wk-crypt writes through a symbolic link to its target, into a FIFO and to standard output in place", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  const std::string data = random_text(100000, 31);
+  wk::test::write_bytes(f.dir / "plain", data);
+
+  // A link to an existing file: the target gets the ciphertext, the link stays a link.
+  wk::test::write_bytes(f.dir / "target.idea", "previous contents");
+  fs::create_symlink("target.idea", f.dir / "link.idea");
+  auto r = f.crypt("encrypt", "", f.dir / "plain", f.dir / "link.idea");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(S_ISLNK(lstat_mode(f.dir / "link.idea")));
+  CHECK(fs::read_symlink(f.dir / "link.idea") == "target.idea");
+  CHECK(fs::file_size(f.dir / "target.idea") == data.size() + 8);
+  r = f.crypt("decrypt", "", f.dir / "link.idea", f.dir / "back");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "back") == data);
+
+  // A dangling link: the file it names is created (mode 0600 for plaintext), the link stays.
+  fs::create_symlink("made.out", f.dir / "dangling");
+  r = f.crypt("decrypt", "", f.dir / "target.idea", f.dir / "dangling");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(S_ISLNK(lstat_mode(f.dir / "dangling")));
+  CHECK(wk::test::read_bytes(f.dir / "made.out") == data);
+  CHECK((lstat_mode(f.dir / "made.out") & 0777) == 0600);
+
+  // A FIFO read by another process: written in place, still a FIFO afterwards.
+  REQUIRE(::mkfifo((f.dir / "pipe").c_str(), 0600) == 0);
+  r = run_with_fifo_reader(f.dir / "pipe", f.dir / "captured.idea",
+                           wk_crypt("encrypt -q --device cpu --key " + sh_quote(f.key.string()) + " " +
+                                    sh_quote((f.dir / "plain").string()) + " " + sh_quote((f.dir / "pipe").string())));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(S_ISFIFO(lstat_mode(f.dir / "pipe")));
+  REQUIRE(fs::file_size(f.dir / "captured.idea") == data.size() + 8);
+  r = f.crypt("decrypt", "--force", f.dir / "captured.idea", f.dir / "back");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "back") == data);
+
+  // "-": standard output; the summary goes to standard error, not into the data.
+  r = wk::test::run("cd " + sh_quote(f.dir.path().string()) + " && { " +
+                    wk_crypt("encrypt --device cpu --key " + sh_quote(f.key.string()) + " plain - > stdout.idea; }"));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("encrypted"));
+  CHECK_FALSE(fs::exists(f.dir / "-"));
+  REQUIRE(fs::file_size(f.dir / "stdout.idea") == data.size() + 8);
+  r = f.crypt("decrypt", "--force", f.dir / "stdout.idea", f.dir / "back");
+  REQUIRE(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "back") == data);
+  CHECK(hidden_entries(f.dir.path()).empty());
+}
+
+TEST_CASE("wk-crypt refuses an output that is the key file or the input, also through links, before any work", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  wk::test::write_bytes(f.dir / "plain.bin", random_text(5000, 32));
+  const std::string key_bytes = wk::test::read_bytes(f.key);
+  const std::string plain_bytes = wk::test::read_bytes(f.dir / "plain.bin");
+  fs::create_symlink("k.key", f.dir / "key-link");
+  fs::create_hard_link(f.key, f.dir / "key-hard");
+  fs::create_symlink("plain.bin", f.dir / "plain-link");
+  fs::create_hard_link(f.dir / "plain.bin", f.dir / "plain-hard");
+  const std::size_t entries = count_entries(f.dir.path());
+
+  struct Case {
+    const char* verb;
+    const char* opts;
+    const char* out;
+    const char* role;
+  };
+  for (const Case c : {Case{"encrypt", "", "k.key", "the key file"}, Case{"encrypt", "", "key-link", "the key file"},
+                       Case{"encrypt", "", "key-hard", "the key file"}, Case{"decrypt", "--force", "k.key", "the key file"},
+                       Case{"encrypt", "--mode ecb", "plain-link", "the input"}, Case{"encrypt", "", "plain-hard", "the input"},
+                       Case{"decrypt", "--force", "plain-hard", "the input"}}) {
+    CAPTURE(c.verb, c.opts, c.out);
+    const auto r = f.crypt(c.verb, c.opts, f.dir / "plain.bin", f.dir / c.out);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(c.out) && Catch::Contains("the output would overwrite") && Catch::Contains(c.role));
+    CHECK(wk::test::read_bytes(f.key) == key_bytes);
+    CHECK(wk::test::read_bytes(f.dir / "plain.bin") == plain_bytes);
+    CHECK((lstat_mode(f.key) & 0777) == 0600);
+    CHECK(S_ISLNK(lstat_mode(f.dir / "key-link")));
+    CHECK(S_ISLNK(lstat_mode(f.dir / "plain-link")));
+    CHECK(count_entries(f.dir.path()) == entries);  // no output, no temporary
+  }
+  // The key file as its own output, named through a link: refused before the key is read (no
+  // warning about its mode, which is checked only when the key is read).
+  ::chmod(f.key.c_str(), 0644);
+  const auto r = f.crypt("encrypt", "", f.dir / "plain.bin", f.dir / "key-link");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, !Catch::Contains("warning"));
+  CHECK(wk::test::read_bytes(f.key) == key_bytes);
+}
+
+TEST_CASE("wk-crypt decrypt does not replace an existing output without --force: a wrong key cannot destroy good data", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  const std::string data = random_text(20000, 33);
+  wk::test::write_bytes(f.dir / "big.tar", data);
+  REQUIRE(f.crypt("encrypt", "", f.dir / "big.tar", f.dir / "big.tar.idea").exit_code == 0);
+  // Encryption still replaces its output (the plaintext is kept by the user).
+  REQUIRE(f.crypt("encrypt", "", f.dir / "big.tar", f.dir / "big.tar.idea").exit_code == 0);
+  const fs::path other = f.dir / "other.key";
+  REQUIRE(wk::test::run(wk_crypt("keygen " + sh_quote(other.string()))).exit_code == 0);
+  fs::create_symlink("big.tar", f.dir / "tar-link");
+  const std::size_t entries = count_entries(f.dir.path());
+
+  // The README's pattern with the wrong key: refused, the good file untouched.
+  for (const char* out : {"big.tar", "tar-link"}) {
+    CAPTURE(out);
+    const auto r = wk::test::run(wk_crypt("decrypt -q --device cpu --key " + sh_quote(other.string()) + " " +
+                                          sh_quote((f.dir / "big.tar.idea").string()) + " " + sh_quote((f.dir / out).string())));
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains((f.dir / out).string()) && Catch::Contains("already exists") &&
+                             Catch::Contains("--force replaces it"));
+    CHECK(wk::test::read_bytes(f.dir / "big.tar") == data);
+    CHECK(S_ISLNK(lstat_mode(f.dir / "tar-link")));
+    CHECK(count_entries(f.dir.path()) == entries);
+  }
+  // ECB too, and with the right key.
+  CHECK(f.crypt("decrypt", "", f.dir / "big.tar.idea", f.dir / "big.tar").exit_code == 2);
+  CHECK(wk::test::read_bytes(f.dir / "big.tar") == data);
+
+  // --force replaces it (with garbage, for a wrong key: raw IDEA cannot tell).
+  auto r = wk::test::run(wk_crypt("decrypt -q --force --device cpu --key " + sh_quote(other.string()) + " " +
+                                  sh_quote((f.dir / "big.tar.idea").string()) + " " + sh_quote((f.dir / "big.tar").string())));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::file_size(f.dir / "big.tar") == data.size());
+  CHECK(wk::test::read_bytes(f.dir / "big.tar") != data);
+  r = f.crypt("decrypt", "--force", f.dir / "big.tar.idea", f.dir / "tar-link");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "big.tar") == data);
+  CHECK(S_ISLNK(lstat_mode(f.dir / "tar-link")));
+
+  // A FIFO or standard output holds no data to lose: written without --force.
+  REQUIRE(::mkfifo((f.dir / "pipe").c_str(), 0600) == 0);
+  r = run_with_fifo_reader(f.dir / "pipe", f.dir / "from-pipe",
+                           wk_crypt("decrypt -q --device cpu --key " + sh_quote(f.key.string()) + " " +
+                                    sh_quote((f.dir / "big.tar.idea").string()) + " " + sh_quote((f.dir / "pipe").string())));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "from-pipe") == data);
+  r = wk::test::run("{ " + wk_crypt("decrypt -q --device cpu --key " + sh_quote(f.key.string()) + " " +
+                                    sh_quote((f.dir / "big.tar.idea").string()) + " - > " +
+                                    sh_quote((f.dir / "from-stdout").string())) + "; }");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "from-stdout") == data);
+  // --help says so.
+  const auto help = wk::test::run(wk_crypt("decrypt --help"));
+  CHECK_THAT(help.output, Catch::Contains("--force"));
+  CHECK(hidden_entries(f.dir.path()).empty());
+}
+
+TEST_CASE("wk-crypt killed with SIGKILL mid-run leaves no temporary file and the previous output as it was", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  // 256 MiB of zeros, sparse: read fast, encrypted in 1 MiB chunks for a second or more.
+  const fs::path big = f.dir / "big.bin";
+  {
+    const int fd = ::open(big.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, off_t(256) << 20) == 0);
+    ::close(fd);
+  }
+  const fs::path out = f.dir / "big.idea";
+  wk::test::write_bytes(out, "previous output");
+
+  const std::string exe = WK_CRYPT_EXE, key = f.key.string(), in = big.string(), out_s = out.string();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::execl(exe.c_str(), exe.c_str(), "encrypt", "-q", "--device", "cpu", "--chunk-mib", "1", "--key", key.c_str(),
+            in.c_str(), out_s.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until it has written some of the output (its write count in /proc), then kill it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::uint64_t written = 0;
+  int status = 0;
+  bool exited = false;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::ifstream io("/proc/" + std::to_string(pid) + "/io");
+    std::string name;
+    std::uint64_t value = 0;
+    while (io >> name >> value)
+      if (name == "wchar:") written = value;
+    if (written >= (std::uint64_t(4) << 20)) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+  }
+  INFO("bytes written before the kill: " << written);
+  REQUIRE(WIFSIGNALED(status));  // killed mid-run, not finished before
+  CHECK(WTERMSIG(status) == SIGKILL);
+  CHECK(hidden_entries(f.dir.path()).empty());
+  CHECK(wk::test::read_bytes(out) == "previous output");
+  CHECK(count_entries(f.dir.path()) == 3);  // key, big.bin, big.idea
+}
+
+TEST_CASE("wk-crypt refuses a FIFO, a device or an oversized file as key or input at once, without reading it", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  wk::test::write_bytes(f.dir / "plain", "some data");
+  REQUIRE(::mkfifo((f.dir / "key.fifo").c_str(), 0600) == 0);
+  REQUIRE(::mkfifo((f.dir / "in.fifo").c_str(), 0600) == 0);
+  {
+    const int fd = ::open((f.dir / "huge.key").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, off_t(1) << 30) == 0);  // 1 GiB, sparse
+    ::close(fd);
+  }
+  struct Case {
+    fs::path key, in;
+    const char* what;
+  };
+  for (const Case& c : {Case{f.dir / "key.fifo", f.dir / "plain", "not a regular file (a FIFO)"},
+                        Case{"/dev/zero", f.dir / "plain", "not a regular file (a character device)"},
+                        Case{f.dir / "huge.key", f.dir / "plain", "exactly 16 raw bytes"},
+                        Case{f.key, f.dir / "in.fifo", "not a regular file (a FIFO)"}}) {
+    CAPTURE(c.key, c.in);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = wk::test::run("timeout -s KILL 10 " + wk_crypt("encrypt -q --device cpu --key " + sh_quote(c.key.string()) + " " +
+                                                                 sh_quote(c.in.string()) + " " + sh_quote((f.dir / "out").string())));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(seconds < 5);  // a blocking open would have waited for the 10 s timeout
+    CHECK_THAT(r.output, Catch::Contains(c.what));
+    CHECK_THAT(r.output, Catch::Contains(c.key == f.key ? c.in.string() : c.key.string()));
+    CHECK_FALSE(fs::exists(f.dir / "out"));
+  }
+  CHECK(S_ISFIFO(lstat_mode(f.dir / "key.fifo")));
+}
+
+TEST_CASE("wk-crypt warns about key files others may read or write; --strict-perms refuses them", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  wk::test::write_bytes(f.dir / "plain", "some data");
+  struct Case {
+    mode_t mode;
+    const char* says;  // "" for no warning
+  };
+  for (const Case c : {Case{0644, "is readable by others (mode 0644); chmod 600 it"},
+                       Case{0666, "is readable and writable by others (mode 0666); chmod 600 it"},
+                       Case{0640, "is readable by others (mode 0640)"}, Case{0620, "is writable by others (mode 0620)"},
+                       Case{0600, ""}, Case{0400, ""}}) {
+    CAPTURE(c.mode);
+    REQUIRE(::chmod(f.key.c_str(), c.mode) == 0);
+    std::error_code ec;
+    fs::remove(f.dir / "out", ec);
+    // A warning even with -q (it is not a notice), on standard error, naming the file.
+    auto r = wk::test::run("{ " + wk_crypt("encrypt -q --device cpu --key " + sh_quote(f.key.string()) + " " +
+                                           sh_quote((f.dir / "plain").string()) + " " + sh_quote((f.dir / "out").string())) +
+                           " 2>&1 >/dev/null; }");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(f.dir / "out"));
+    if (*c.says) CHECK_THAT(r.output, Catch::Contains("wk-crypt: warning: " + f.key.string() + " " + c.says));
+    else CHECK(r.output.empty());
+
+    fs::remove(f.dir / "out", ec);
+    r = f.crypt("encrypt", "--strict-perms", f.dir / "plain", f.dir / "out");
+    INFO(r.output);
+    if (*c.says) {
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.output, Catch::Contains(f.key.string()) && Catch::Contains("--strict-perms") && Catch::Contains("chmod 600"));
+      CHECK_FALSE(fs::exists(f.dir / "out"));
+      CHECK(count_entries(f.dir.path()) == 2);
+    } else {
+      CHECK(r.exit_code == 0);
+      CHECK(fs::exists(f.dir / "out"));
+    }
+  }
+  // decrypt too.
+  REQUIRE(::chmod(f.key.c_str(), 0644) == 0);
+  REQUIRE(f.crypt("encrypt", "", f.dir / "plain", f.dir / "c").exit_code == 0);
+  auto r = f.crypt("decrypt", "--strict-perms", f.dir / "c", f.dir / "back");
+  CHECK(r.exit_code == 1);
+  CHECK_FALSE(fs::exists(f.dir / "back"));
+  r = f.crypt("decrypt", "", f.dir / "c", f.dir / "back");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("warning") && Catch::Contains("(mode 0644)"));
+  const auto help = wk::test::run(wk_crypt("encrypt --help"));
+  CHECK_THAT(help.output, Catch::Contains("--strict-perms"));
+}
+
+TEST_CASE("wk-crypt error messages quote no key or file content, and escape control bytes in names", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  const std::string key_text = "KEYBYTES-SECRET!";  // 16 bytes
+  wk::test::write_bytes(f.dir / "text.key", key_text);
+  ::chmod((f.dir / "text.key").c_str(), 0600);
+  wk::test::write_bytes(f.dir / "long.key", key_text + "X");
+  wk::test::write_bytes(f.dir / "plain", "PLAINTEXT-SECRET-01234");        // 22 bytes: not whole blocks
+  wk::test::write_bytes(f.dir / "cipher", "CIPHERTEXT-SECRET-BYTES!");     // 24 bytes: bad padding
+  wk::test::write_bytes(f.dir / "short", "NONCE7!");                       // shorter than a CTR nonce
+  const std::string key = sh_quote((f.dir / "text.key").string());
+  auto verb = [&](const std::string& v, const std::string& key_arg, const std::string& args) {
+    return wk::test::run("cd " + sh_quote(f.dir.path().string()) + " && " +
+                         wk_crypt(v + " -q --device cpu --key " + key_arg + " " + args));
+  };
+  const wk::test::CommandResult results[] = {
+      verb("encrypt", sh_quote((f.dir / "long.key").string()), "plain out"),
+      verb("encrypt", key, "--mode ecb --no-pad plain out"),
+      verb("decrypt", key, "--mode ecb cipher out"),
+      verb("decrypt", key, "short out"),
+      verb("encrypt", key, "plain text.key"),
+      verb("decrypt", key, "cipher plain"),
+  };
+  for (const auto& r : results) {
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.output, !Catch::Contains("KEYBYTES") && !Catch::Contains("SECRET") && !Catch::Contains("NONCE7"));
+  }
+  ::chmod((f.dir / "text.key").c_str(), 0644);
+  const auto strict = verb("encrypt", key, "--strict-perms plain out");
+  CHECK(strict.exit_code == 1);
+  CHECK_THAT(strict.output, !Catch::Contains("KEYBYTES"));
+
+  // A name with an escape sequence and a newline is shown escaped, not raw.
+  const std::string evil = "bad\033]0;title\007\nname";
+  const auto r = verb("encrypt", key, sh_quote(evil) + " out");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find('\033') == std::string::npos);
+  CHECK_THAT(r.output, Catch::Contains("bad\\033]0;title\\007\\nname"));
+  CHECK_FALSE(fs::exists(f.dir / "out"));
 }
