@@ -225,3 +225,28 @@ TEST_CASE("wk-image -q prints only its own errors, and one file named twice is c
   CHECK(fs::exists(dir / "out" / "good.png"));
   CHECK(r.output.find("good.png") == std::string::npos);  // not a failure: converted once
 }
+
+TEST_CASE("wk-image conv:FILE reads a bounded regular file and quotes none of it", "[cli][wk-image][files]") {
+  wk::test::TempDir dir;
+  write_image(dir / "in" / "a.png", 16, 8, 1);
+  // A file that is not a kernel (a shadow-like line): the error names the line, not its text.
+  wk::test::write_bytes(dir / "secret.txt", "root:$6$salt$S3cretHashValue:19000:0:99999:7:::\n");
+  const auto r = wk::test::run(wk_image("conv:" + dir.path().string() + "/secret.txt --device cpu -q -o " + q(dir / "out") +
+                                        " " + q(dir / "in")));
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("secret.txt:1"));
+  CHECK(r.output.find("S3cret") == std::string::npos);
+  CHECK(r.output.find("root:") == std::string::npos);
+  // A device and a FIFO are refused at once, without reading (no hang, no 2 GB read).
+  const fs::path fifo = dir / "k.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string kernel : {std::string("/dev/zero"), fifo.string()}) {
+    CAPTURE(kernel);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto k = wk::test::run("timeout 20 " + wk_image("conv:" + kernel + " --device cpu -q -o " + q(dir / "out") + " " + q(dir / "in")));
+    CHECK(k.exit_code == 2);
+    CHECK_THAT(k.output, Catch::Contains("not a regular file"));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  }
+}
