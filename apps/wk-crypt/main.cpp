@@ -148,7 +148,7 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   const BackendSelection sel = wk::app::choose_backend(kProg, a.device, a.quiet);
   exec.backend = sel.backend;
   if (sel.backend == Backend::gpu) {
-    exec.gpus = cipher::parse_gpu_list(a.gpus, sel.gpu.device_count);
+    exec.gpus = wk::parse_gpu_list(a.gpus, sel.gpu.device_count);
     // The lower rungs run on one GPU; the default "all" then means the first (an explicit list of
     // several stays an error that says so).
     if (exec.variant != cipher::IdeaVariant::deployed && a.gpus == "all" && exec.gpus.size() > 1) exec.gpus.resize(1);

@@ -125,25 +125,6 @@ Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage er
 
 std::atomic<bool> g_stop{false};
 
-std::vector<int> parse_gpu_list(const std::string& text) {
-  std::vector<int> ids;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = text.find(',', pos);
-    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    try {
-      std::size_t used = 0;
-      ids.push_back(std::stoi(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw Error(ErrorCategory::usage, "--gpus takes device numbers like 0,1, not '" + text + "'");
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return ids;
-}
-
 // The --report file, written atomically.
 void write_report(const std::string& report, const pipeline::JobResult& result, const pipeline::FolderJobOptions& job) {
   const std::string json = pipeline::report_json(result, job);
@@ -493,7 +474,7 @@ int main(int argc, char** argv) {
     nvtx::Range app_range("wk-image");
     if (!job.format.empty() && job.format[0] == '.') job.format.erase(0, 1);
     job.pipeline_options.border = image::parse_border(border_text);
-    if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);
+    if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);  // "all": empty, every GPU
     job.jpeg_decoder = jpeg_decoder == "nvjpeg"   ? pipeline::JpegDecoder::nvjpeg
                        : jpeg_decoder == "opencv" ? pipeline::JpegDecoder::opencv
                                                   : pipeline::JpegDecoder::auto_select;

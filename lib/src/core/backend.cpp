@@ -1,5 +1,7 @@
 #include "wk/core/backend.hpp"
 
+#include <algorithm>
+
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -18,6 +20,37 @@ DeviceChoice parse_device_choice(std::string_view text) {
   if (text == "gpu") return DeviceChoice::gpu;
   if (text == "cpu") return DeviceChoice::cpu;
   throw Error(ErrorCategory::usage, "--device must be auto, gpu or cpu, not '" + std::string(text) + "'");
+}
+
+std::vector<int> parse_gpu_list(std::string_view text, int device_count) {
+  std::vector<int> ids;
+  if (text == "all") {
+    for (int i = 0; i < device_count; ++i) ids.push_back(i);
+    if (device_count == 0) throw Error(ErrorCategory::usage, "GPU list 'all': no CUDA device is visible");
+    return ids;
+  }
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item(text.substr(pos, comma - pos));
+    int id = -1;
+    std::size_t used = 0;
+    try {
+      id = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || id < 0)
+      throw Error(ErrorCategory::usage, "a GPU list is 'all' or device ids like 0,1; '" + item + "' is not a device id");
+    if (device_count >= 0 && id >= device_count)
+      throw Error(ErrorCategory::usage, "GPU " + std::to_string(id) + " does not exist (" + std::to_string(device_count) +
+                                            " visible)");
+    if (std::find(ids.begin(), ids.end(), id) != ids.end())
+      throw Error(ErrorCategory::usage, "GPU " + std::to_string(id) + " is listed twice");
+    ids.push_back(id);
+    pos = comma + 1;
+  }
+  return ids;
 }
 
 const char* to_string(Backend b) noexcept { return b == Backend::gpu ? "gpu" : "cpu"; }

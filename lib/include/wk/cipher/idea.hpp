@@ -142,9 +142,6 @@ struct IdeaExecution {
   IdeaVariant variant = idea_default_variant();
 };
 
-// "all" or a comma-separated list of device ids ("0,2"); checks them against `device_count`.
-// Throws wk::Error{usage}.
-std::vector<int> parse_gpu_list(std::string_view text, int device_count);
 
 // Host memory for runs: pinned (cudaMallocHost) when `pinned`, else plain (no CUDA call).
 class IdeaHostBuffer {

@@ -2,6 +2,7 @@
 // Backend selection, done once per run and passed down explicitly (no global state).
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wk {
 
@@ -11,6 +12,12 @@ enum class DeviceChoice { automatic, gpu, cpu };
 // "auto" | "gpu" | "cpu"; anything else throws wk::Error{usage}.
 DeviceChoice parse_device_choice(std::string_view text);
 const char* to_string(Backend b) noexcept;
+
+// A list of GPUs: "all", or device ids like "0,2" (each at most once). With device_count >= 0
+// the ids are checked against it and "all" gives 0 .. device_count-1; with device_count < 0
+// (not known yet) "all" gives an empty list, meaning every visible device. Throws
+// wk::Error{usage} naming the bad item.
+std::vector<int> parse_gpu_list(std::string_view text, int device_count = -1);
 
 // What the CUDA runtime says about this machine. Never throws, never hangs: no GPU, no driver,
 // a driver older than the runtime and a GPU this build has no code for all give usable=false

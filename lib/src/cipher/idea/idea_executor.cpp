@@ -20,37 +20,6 @@
 
 namespace wk::cipher {
 
-std::vector<int> parse_gpu_list(std::string_view text, int device_count) {
-  std::vector<int> ids;
-  if (text == "all") {
-    for (int i = 0; i < device_count; ++i) ids.push_back(i);
-    if (ids.empty()) throw Error(ErrorCategory::usage, "--gpus all: no CUDA device is visible");
-    return ids;
-  }
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item(text.substr(pos, comma - pos));
-    int id = -1;
-    std::size_t used = 0;
-    try {
-      id = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size() || id < 0)
-      throw Error(ErrorCategory::usage, "--gpus must be 'all' or device ids like 0,1; '" + item + "' is not a device id");
-    if (id >= device_count)
-      throw Error(ErrorCategory::usage, "--gpus: device " + std::to_string(id) + " does not exist (" +
-                                            std::to_string(device_count) + " visible)");
-    if (std::find(ids.begin(), ids.end(), id) != ids.end())
-      throw Error(ErrorCategory::usage, "--gpus: device " + std::to_string(id) + " is listed twice");
-    ids.push_back(id);
-    pos = comma + 1;
-  }
-  return ids;
-}
-
 IdeaHostBuffer::IdeaHostBuffer(std::size_t bytes, bool pinned) : bytes_(bytes), pinned_(pinned) {
   if (bytes == 0) return;
   if (pinned) {
