@@ -172,7 +172,8 @@ int bench_idea(const Options& o) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   // Host data: pinned when a GPU is there (the overlapped rungs need it), plain otherwise.
-  IdeaHostBuffer h_in(bytes, gpu), h_out(bytes, gpu);
+  const auto memory = gpu ? HostBuffer<std::uint8_t>::Memory::pinned : HostBuffer<std::uint8_t>::Memory::pageable;
+  HostBuffer<std::uint8_t> h_in(bytes, memory), h_out(bytes, memory);
   std::vector<std::uint8_t> ref_ecb(bytes), ref_ctr(bytes);
   {
     std::mt19937_64 rng(2026);

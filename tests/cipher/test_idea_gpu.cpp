@@ -131,7 +131,7 @@ TEST_CASE("GPU IDEA: every rung's host->host engine equals the CPU path, pinned,
         std::vector<std::uint8_t> out(data.size());
         engine.run(job, data.data(), out.data(), n);  // pageable
         CHECK(mismatch(out, want) == "");
-        IdeaHostBuffer pin(data.size(), true);
+        HostBuffer<std::uint8_t> pin(data.size());
         std::memcpy(pin.data(), data.data(), data.size());
         engine.run(job, pin.data(), pin.data(), n);  // pinned, in place
         CHECK(std::memcmp(pin.data(), want.data(), want.size()) == 0);
@@ -154,7 +154,7 @@ TEST_CASE("GPU IDEA: the deployed executor with CPU shares and every GPU equals 
     ex.gpus = parse_gpu_list("all", count);
     ex.cpu_percent = pct;
     IdeaExecutor exec(ex);
-    IdeaHostBuffer buf = exec.host_buffer(data.size());
+    HostBuffer<std::uint8_t> buf = exec.host_buffer(data.size());
     std::memcpy(buf.data(), data.data(), data.size());
     exec.run(job, buf.data(), buf.data(), n);
     CHECK(std::memcmp(buf.data(), want.data(), want.size()) == 0);

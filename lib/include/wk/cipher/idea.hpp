@@ -20,6 +20,7 @@
 
 #include "wk/cipher/idea_round.hpp"
 #include "wk/core/backend.hpp"
+#include "wk/core/buffer.hpp"
 
 namespace wk::cipher {
 
@@ -143,23 +144,6 @@ struct IdeaExecution {
 };
 
 
-// Host memory for runs: pinned (cudaMallocHost) when `pinned`, else plain (no CUDA call).
-class IdeaHostBuffer {
- public:
-  IdeaHostBuffer() = default;
-  IdeaHostBuffer(std::size_t bytes, bool pinned);
-  ~IdeaHostBuffer();
-  IdeaHostBuffer(IdeaHostBuffer&& o) noexcept;
-  IdeaHostBuffer& operator=(IdeaHostBuffer&& o) noexcept;
-  std::uint8_t* data() const { return data_; }
-  std::size_t size() const { return bytes_; }
-
- private:
-  std::uint8_t* data_ = nullptr;
-  std::size_t bytes_ = 0;
-  bool pinned_ = false;
-};
-
 class IdeaExecutor {
  public:
   // Validates the execution (GPU ids, cpu_percent in [0, 100], several GPUs or a CPU share only
@@ -171,8 +155,8 @@ class IdeaExecutor {
 
   // Host -> host; returns when h_out holds the result. h_in may equal h_out.
   void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
-  // Host memory suited to run(): pinned when a GPU takes part.
-  IdeaHostBuffer host_buffer(std::size_t bytes) const;
+  // Host memory suited to run(): pinned when a GPU takes part, pageable otherwise.
+  HostBuffer<std::uint8_t> host_buffer(std::size_t bytes) const;
   bool uses_gpu() const { return !engines_.empty(); }
   // "GPU 0 (deployed) + 10% on 14 CPU threads", "CPU (16 threads)".
   std::string describe() const;

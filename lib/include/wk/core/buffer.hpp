@@ -1,12 +1,15 @@
 #pragma once
-// RAII owners of CUDA resources: device memory, pinned host memory, pitched device images,
+// RAII owners of CUDA resources: device memory, host memory (pinned or pageable), pitched device images,
 // streams and events. Move-only; destructors never throw.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <new>
+#include <string>
 #include <utility>
 
 #include "wk/core/cuda_check.hpp"
+#include "wk/core/error.hpp"
 #include "wk/core/image_view.hpp"
 
 namespace wk {
@@ -57,31 +60,61 @@ class DeviceBuffer {
   bool stream_ordered_ = false;
 };
 
+// Host memory of `count` elements: page-locked (cudaMallocHost: asynchronous copies overlap,
+// full PCIe rate) by default, or plain pageable memory (no CUDA call at all: the CPU path).
 template <class T>
-class PinnedBuffer {
+class HostBuffer {
  public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count) WK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+  enum class Memory { pinned, pageable };
+  HostBuffer() = default;
+  explicit HostBuffer(std::size_t count, Memory memory = Memory::pinned) : count_(count), pinned_(memory == Memory::pinned) {
+    if (!count) return;
+    if (pinned_) {
+      WK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+    } else {
+      ptr_ = static_cast<T*>(::operator new(count * sizeof(T), std::nothrow));
+      if (!ptr_)
+        throw Error(ErrorCategory::unsupported, "cannot allocate " + std::to_string((count * sizeof(T)) >> 20) +
+                                                    " MiB of host memory");
+    }
   }
-  ~PinnedBuffer() { if (ptr_) cudaFreeHost(ptr_); }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) { this->~PinnedBuffer(); ptr_ = std::exchange(o.ptr_, nullptr); count_ = std::exchange(o.count_, 0); }
+  ~HostBuffer() { free(); }
+  HostBuffer(HostBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), pinned_(o.pinned_) {}
+  HostBuffer& operator=(HostBuffer&& o) noexcept {
+    if (this != &o) {
+      free();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+      pinned_ = o.pinned_;
+    }
     return *this;
   }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
 
   T* get() const { return ptr_; }
+  T* data() const { return ptr_; }
   T& operator[](std::size_t i) const { return ptr_[i]; }
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
+  bool pinned() const { return pinned_; }
 
  private:
+  void free() noexcept {
+    if (!ptr_) return;
+    if (pinned_) cudaFreeHost(ptr_);
+    else ::operator delete(ptr_);
+    ptr_ = nullptr;
+  }
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  bool pinned_ = true;
 };
+
+// Page-locked host memory (the staging buffers of every GPU path).
+template <class T>
+using PinnedBuffer = HostBuffer<T>;
 
 // A pitched 8-bit device image (cudaMallocPitch: every row starts 512-byte aligned).
 class DeviceImage {

@@ -20,38 +20,6 @@
 
 namespace wk::cipher {
 
-IdeaHostBuffer::IdeaHostBuffer(std::size_t bytes, bool pinned) : bytes_(bytes), pinned_(pinned) {
-  if (bytes == 0) return;
-  if (pinned) {
-    void* p = nullptr;
-    WK_CUDA_CHECK(cudaMallocHost(&p, bytes));
-    data_ = static_cast<std::uint8_t*>(p);
-  } else {
-    data_ = new (std::nothrow) std::uint8_t[bytes];
-    if (!data_)
-      throw Error(ErrorCategory::unsupported, "cannot allocate " + std::to_string(bytes >> 20) + " MiB of host memory");
-  }
-}
-
-IdeaHostBuffer::~IdeaHostBuffer() {
-  if (!data_) return;
-  if (pinned_) cudaFreeHost(data_);
-  else delete[] data_;
-}
-
-IdeaHostBuffer::IdeaHostBuffer(IdeaHostBuffer&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)), pinned_(o.pinned_) {}
-
-IdeaHostBuffer& IdeaHostBuffer::operator=(IdeaHostBuffer&& o) noexcept {
-  if (this != &o) {
-    this->~IdeaHostBuffer();
-    data_ = std::exchange(o.data_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-    pinned_ = o.pinned_;
-  }
-  return *this;
-}
-
 IdeaExecutor::IdeaExecutor(const IdeaExecution& execution) : execution_(execution) {
   const unsigned cores = usable_cores();
   if (execution_.cpu_threads < 0) throw Error(ErrorCategory::usage, "idea: negative CPU thread count");
@@ -85,7 +53,9 @@ IdeaExecutor::IdeaExecutor(const IdeaExecution& execution) : execution_(executio
 
 IdeaExecutor::~IdeaExecutor() = default;
 
-IdeaHostBuffer IdeaExecutor::host_buffer(std::size_t bytes) const { return IdeaHostBuffer(bytes, uses_gpu()); }
+HostBuffer<std::uint8_t> IdeaExecutor::host_buffer(std::size_t bytes) const {
+  return HostBuffer<std::uint8_t>(bytes, uses_gpu() ? HostBuffer<std::uint8_t>::Memory::pinned : HostBuffer<std::uint8_t>::Memory::pageable);
+}
 
 std::string IdeaExecutor::describe() const {
   if (engines_.empty()) return "CPU (" + std::to_string(cpu_threads_) + " threads)";

@@ -248,7 +248,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   io::OutputFile output(out, out_options);
   if (ctr && enc) output.write(nonce.data(), nonce.size());
 
-  std::array<IdeaHostBuffer, 3> slots;
+  std::array<HostBuffer<std::uint8_t>, 3> slots;
   for (auto& s : slots) s = executor.host_buffer(slot_bytes);
   std::array<std::size_t, 3> out_len{};
   auto in_len = [&](std::uint64_t j) {
