@@ -2,13 +2,22 @@
 // read_secret_input against the bytes written.
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "wk/core/error.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/secret_input.hpp"
 
@@ -121,4 +130,118 @@ TEST_CASE("wipe_on_all_cores zeroes every byte it is given and nothing else", "[
     CHECK(changed_outside == 0);
   }
   wk::hash::wipe_on_all_cores(nullptr, 100);  // no-op
+}
+
+namespace {
+
+// The VmFlags of the mapping that holds `p` (/proc/self/smaps), or "" when none does.
+std::string vm_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  while (std::getline(smaps, line)) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = at >= begin && at < end;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line.substr(8);
+  }
+  return {};
+}
+
+// What read_secret_input reads from a pipe that another thread fills with `bytes`.
+wk::hash::SecretBuffer read_through_pipe(const std::string& bytes) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::thread writer([&] {
+    sigset_t pipe_signal;  // a reader that gave up: EPIPE for this thread, no SIGPIPE for the process
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+    for (std::size_t at = 0; at < bytes.size();) {
+      const ssize_t n = ::write(fds[1], bytes.data() + at, bytes.size() - at);
+      if (n <= 0) break;  // the reader gave up (EPIPE)
+      at += std::size_t(n);
+    }
+    ::close(fds[1]);
+  });
+  struct Join {
+    std::thread& t;
+    int fd;
+    ~Join() {
+      ::close(fd);  // a writer still blocked gets EPIPE
+      t.join();
+    }
+  } join{writer, fds[0]};
+  return wk::hash::read_secret_input("/proc/self/fd/" + std::to_string(fds[0]));
+}
+
+}  // namespace
+
+TEST_CASE("SecretBuffer: page-aligned pages of its own, marked MADV_DONTDUMP (left out of core dumps)", "[hash][input]") {
+  const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
+  wk::hash::SecretBuffer buf;
+  buf.append("hunter2", 7);
+  REQUIRE(buf.data() != nullptr);
+  CHECK(reinterpret_cast<std::uintptr_t>(buf.data()) % page == 0);
+  const std::string flags = vm_flags_of(buf.data());
+  INFO("VmFlags:" << flags);
+  CHECK(flags.find(" dd") != std::string::npos);
+  // Grown many times over (its pages moved): still aligned, still marked, the bytes kept.
+  const std::string more(std::size_t(5) << 20, 'z');
+  buf.append(more.data(), more.size());
+  CHECK(reinterpret_cast<std::uintptr_t>(buf.data()) % page == 0);
+  CHECK(vm_flags_of(buf.data() + buf.size() - 1).find(" dd") != std::string::npos);
+  CHECK(buf.view().substr(0, 7) == "hunter2");
+  CHECK(buf.view().substr(7) == more);
+  // And what read_secret_input returns.
+  const auto path = std::filesystem::temp_directory_path() / "wk-test-secret-dontdump.txt";
+  { std::ofstream(path) << "pw\n"; }
+  const wk::hash::SecretBuffer in = wk::hash::read_secret_input(path);
+  std::filesystem::remove(path);
+  CHECK(in.view() == "pw\n");
+  CHECK(reinterpret_cast<std::uintptr_t>(in.data()) % page == 0);
+  CHECK(vm_flags_of(in.data()).find(" dd") != std::string::npos);
+  buf.clear();
+  CHECK(buf.size() == 0);
+}
+
+TEST_CASE("read_secret_input from a pipe: lines over 64 KiB cut short, no end of line in 16 MiB is an error", "[hash][input]") {
+  using wk::hash::kMaxLineBytes;
+  // Lines around the bound, CRLF included; the long ones keep kMaxLineBytes + 2 bytes, which
+  // check_line rejects whatever they end in (a CR included).
+  const std::string at_bound(kMaxLineBytes, 'a'), crlf_bound = std::string(kMaxLineBytes, 'b') + "\r";
+  const std::string over(kMaxLineBytes + 1, 'c'), cr_inside = std::string(kMaxLineBytes, 'd') + "\rmore";
+  const std::string far_over = std::string(3 << 20, 'e');  // 3 MiB: over many reads
+  const std::string text = "one\n" + at_bound + "\n" + crlf_bound + "\n" + over + "\n" + cr_inside + "\n" + far_over +
+                           "\nlast";
+  const wk::hash::SecretBuffer in = read_through_pipe(text);
+  const auto lines = wk::hash::split_lines(in.view());
+  REQUIRE(lines.size() == 7);
+  CHECK(lines[0] == "one");
+  CHECK(lines[1] == at_bound);
+  CHECK(wk::hash::check_line(lines[1]).empty());
+  CHECK(lines[2] == std::string(kMaxLineBytes, 'b'));
+  CHECK(wk::hash::check_line(lines[2]).empty());
+  for (std::size_t i : {3, 4, 5}) {
+    CAPTURE(i);
+    CHECK(lines[i].size() == kMaxLineBytes + 2 - (i == 3 ? 1 : 0));
+    CHECK_THAT(wk::hash::check_line(lines[i]), Catch::Contains("longer than 65536 bytes"));
+    CHECK(wk::hash::check_line(lines[i]).find("ccc") == std::string::npos);
+  }
+  CHECK(lines[6] == "last");
+  CHECK(in.size() < 8 * kMaxLineBytes);  // the 3 MiB were read past, not kept
+
+  // 17 MiB without an end of line (a binary stream, /dev/zero): an error naming the line.
+  const std::string endless = "pw\nsecond\n" + std::string(std::size_t(17) << 20, '\0');
+  try {
+    read_through_pipe(endless);
+    FAIL("no error");
+  } catch (const wk::Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("line 3: longer than 65536 bytes"));
+  }
 }

@@ -2,6 +2,8 @@
 
 #include <openssl/crypto.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,13 +20,50 @@
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/hash/crypt.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace wk::hash {
+
+namespace {
+
+std::size_t page_bytes() {
+  static const std::size_t page = [] {
+    const long p = ::sysconf(_SC_PAGESIZE);
+    return p > 0 ? std::size_t(p) : std::size_t(4096);
+  }();
+  return page;
+}
+
+std::size_t whole_pages(std::size_t bytes) {
+  const std::size_t page = page_bytes();
+  if (bytes > SIZE_MAX - page) throw std::bad_alloc();
+  return (bytes + page - 1) / page * page;
+}
+
+// Keeps [p, p + bytes) out of core dumps; where the kernel refuses, the memory is used anyway.
+void no_dump(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_DONTDUMP
+  ::madvise(p, bytes, MADV_DONTDUMP);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+char* map_pages(std::size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  no_dump(p, bytes);
+  return static_cast<char*>(p);
+}
+
+}  // namespace
 
 SecretBuffer::~SecretBuffer() { clear(); }
 
 SecretBuffer::SecretBuffer(SecretBuffer&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
+    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)),
+      used_(std::exchange(o.used_, 0)) {}
 
 SecretBuffer& SecretBuffer::operator=(SecretBuffer&& o) noexcept {
   if (this != &o) {
@@ -32,31 +71,47 @@ SecretBuffer& SecretBuffer::operator=(SecretBuffer&& o) noexcept {
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
     capacity_ = std::exchange(o.capacity_, 0);
+    used_ = std::exchange(o.used_, 0);
   }
   return *this;
 }
 
 void SecretBuffer::clear() noexcept {
   if (data_) {
-    wipe_on_all_cores(data_, capacity_);  // wk-hash's whole input: hundreds of MB at the end of a run
-    std::free(data_);
+    // Only what was ever handed out holds bytes (pages never touched stay unmapped zero pages).
+    wipe_on_all_cores(data_, used_);  // wk-hash's whole input: hundreds of MB at the end of a run
+    ::munmap(data_, capacity_);
   }
   data_ = nullptr;
-  size_ = capacity_ = 0;
+  size_ = capacity_ = used_ = 0;
+}
+
+void SecretBuffer::truncate(std::size_t size) noexcept {
+  if (size < size_) size_ = size;
 }
 
 void SecretBuffer::reserve(std::size_t capacity) {
   if (capacity <= capacity_) return;
-  // Grow by copying into a fresh block and wiping the old one (realloc could free it unwiped).
-  char* fresh = static_cast<char*>(std::malloc(capacity));
-  if (!fresh) throw std::bad_alloc();
-  if (data_) {
-    std::memcpy(fresh, data_, size_);
-    wipe_on_all_cores(data_, capacity_);  // as clear() does: standard input grows by doubling
-    std::free(data_);
+  const std::size_t bytes = whole_pages(capacity);
+  if (!data_) {
+    data_ = map_pages(bytes);
+    capacity_ = bytes;
+    return;
   }
+  // The pages move (or the mapping grows in place): no copy of the old bytes stays behind.
+  void* moved = ::mremap(data_, capacity_, bytes, MREMAP_MAYMOVE);
+  if (moved != MAP_FAILED) {
+    data_ = static_cast<char*>(moved);
+    capacity_ = bytes;
+    no_dump(data_, capacity_);
+    return;
+  }
+  char* fresh = map_pages(bytes);
+  std::memcpy(fresh, data_, size_);
+  wipe_on_all_cores(data_, used_);
+  ::munmap(data_, capacity_);
   data_ = fresh;
-  capacity_ = capacity;
+  capacity_ = bytes;
 }
 
 void SecretBuffer::append(const char* data, std::size_t bytes) {
@@ -68,6 +123,7 @@ char* SecretBuffer::extend(std::size_t bytes) {
   if (size_ + bytes > capacity_) reserve(std::max(size_ + bytes, capacity_ ? capacity_ * 2 : std::size_t(1) << 16));
   char* at = data_ + size_;
   size_ += bytes;
+  used_ = std::max(used_, size_);
   return at;
 }
 
@@ -100,45 +156,134 @@ bool read_regular_file(int fd, std::size_t bytes, SecretBuffer& out, const std::
   }
   return !short_read;
 }
+
+// Reads `fd` to its end, appending to `out`, each line cut to kMaxLineBytes + 1 bytes (the bytes
+// read past are wiped at once); a line running past kMaxLineRunBytes throws.
+class BoundedLineReader {
+ public:
+  BoundedLineReader(SecretBuffer& out, const std::string& name) : out_(out), name_(name) {
+    // Reading on after what a regular file held at first: the open line starts after the last LF.
+    const std::string_view text = out_.view();
+    const std::size_t nl = text.rfind('\n');
+    line_start_ = nl == std::string_view::npos ? 0 : nl + 1;
+    if (text.size() - line_start_ > kKeptLine) {
+      skipping_ = true;
+      run_ = text.size() - line_start_;
+    }
+  }
+
+  void read_all(int fd) {
+    constexpr std::size_t kChunk = std::size_t(1) << 20;
+    for (;;) {
+      const std::size_t old = out_.size();
+      char* at = out_.extend(kChunk);
+      ssize_t n;
+      do n = ::read(fd, at, kChunk);
+      while (n < 0 && errno == EINTR);
+      if (n < 0) {
+        const int err = errno;
+        out_.truncate(old);
+        throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
+      }
+      take(old, old + std::size_t(n));
+      if (n == 0) return;
+    }
+  }
+
+ private:
+  SecretBuffer& out_;
+  const std::string& name_;
+  std::size_t line_start_ = 0;  // where the open line starts in what is kept
+  bool skipping_ = false;       // the open line is too long: its bytes are read past
+  std::size_t run_ = 0;         // while skipping: the open line's length so far
+
+  // A line keeps its bytes up to this many (its content and a CR); one longer keeps one more, and
+  // split_lines then shows it longer than kMaxLineBytes whatever its last byte.
+  static constexpr std::size_t kKeptLine = kMaxLineBytes + 1;
+
+  // New bytes [r, end) of the buffer: kept (moved down to w where bytes were dropped before) or
+  // dropped. Short lines cost one memrchr per 64 KiB.
+  void take(std::size_t r, std::size_t end) {
+    char* const buf = out_.data();
+    std::size_t w = r;
+    auto keep = [&](std::size_t bytes) {
+      if (w != r) std::memmove(buf + w, buf + r, bytes);
+      w += bytes;
+      r += bytes;
+    };
+    while (r < end) {
+      if (skipping_) {
+        const void* nl = std::memchr(buf + r, '\n', end - r);
+        const std::size_t stop = nl ? std::size_t(static_cast<const char*>(nl) - buf) : end;
+        run_ += stop - r;
+        r = stop;
+        if (!nl) {
+          if (run_ > kMaxLineRunBytes) fail();
+          break;
+        }
+        skipping_ = false;
+        keep(1);  // the LF
+        line_start_ = w;
+        continue;
+      }
+      // The open line may take `room` more bytes; its LF must come within room + 1.
+      const std::size_t room = kKeptLine - (w - line_start_);
+      const std::size_t window = std::min(end - r, room + 1);
+      if (const void* nl = ::memrchr(buf + r, '\n', window)) {
+        const std::size_t stop = std::size_t(static_cast<const char*>(nl) - buf) + 1;
+        keep(stop - r);
+        line_start_ = w;
+        continue;
+      }
+      keep(window);
+      if (w - line_start_ > kKeptLine) {  // kKeptLine + 1 kept: enough to tell it is too long
+        skipping_ = true;
+        run_ = w - line_start_;
+      }
+    }
+    if (w < end) OPENSSL_cleanse(buf + w, end - w);
+    out_.truncate(w);
+  }
+
+  [[noreturn]] void fail() {
+    const std::string_view kept = out_.view().substr(0, line_start_);
+    const std::size_t line = std::size_t(std::count(kept.begin(), kept.end(), '\n')) + 1;
+    throw Error(ErrorCategory::decode, name_ + ": line " + std::to_string(line) + ": longer than " +
+                                           std::to_string(kMaxLineBytes) + " bytes, with no end of line in " +
+                                           std::to_string(kMaxLineRunBytes >> 20) + " MiB; is this a list of lines?");
+  }
+};
 }  // namespace
 
 SecretBuffer read_secret_input(const std::filesystem::path& path) {
   const bool use_stdin = path.empty() || path == "-";
-  const std::string name = use_stdin ? "standard input" : path.string();
-  std::FILE* f = use_stdin ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(ErrorCategory::io, name + ": cannot open: " + std::strerror(errno));
-  if (!use_stdin) std::setvbuf(f, nullptr, _IONBF, 0);  // no stdio buffer holding password bytes
+  const std::string name = use_stdin ? "standard input" : io::printable(path.string());
+  const int fd = use_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error(ErrorCategory::io, name + ": cannot open: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    bool own;
+    ~Closer() {
+      if (own) ::close(fd);
+    }
+  } closer{fd, !use_stdin};
   SecretBuffer out;
-  // A regular file's size is known: one allocation, no regrowth copies, read on all cores; the
-  // loop below then reads what it may have grown by since.
+  // A regular file's size is known: one allocation, no regrowth, read on all cores; the loop
+  // below then reads what it may have grown by since.
   struct stat st {};
-  if (!use_stdin && ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (!use_stdin && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     out.reserve(std::size_t(st.st_size) + 1);
-    try {
-      if (!read_regular_file(::fileno(f), std::size_t(st.st_size), out, name)) out.clear();
-    } catch (...) {
-      std::fclose(f);
-      throw;
-    }
-    if (std::fseek(f, long(out.size()), SEEK_SET) != 0) {
-      const int err = errno;
-      std::fclose(f);
-      throw Error(ErrorCategory::io, name + ": cannot seek: " + std::strerror(err));
-    }
+    if (!read_regular_file(fd, std::size_t(st.st_size), out, name)) out.clear();
+    if (::lseek(fd, off_t(out.size()), SEEK_SET) < 0)
+      throw Error(ErrorCategory::io, name + ": cannot seek: " + std::strerror(errno));
   }
-  constexpr std::size_t kChunk = std::size_t(1) << 20;
-  std::unique_ptr<char[]> chunk(new char[kChunk]);
-  for (;;) {
-    const std::size_t n = std::fread(chunk.get(), 1, kChunk, f);
-    out.append(chunk.get(), n);
-    if (n < kChunk) break;
-  }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  OPENSSL_cleanse(chunk.get(), kChunk);
-  if (!use_stdin) std::fclose(f);
-  if (failed) throw Error(ErrorCategory::io, name + ": read error: " + std::strerror(err));
+  BoundedLineReader(out, name).read_all(fd);
   return out;
+}
+
+std::string check_line(std::string_view line) {
+  if (line.size() <= kMaxLineBytes) return {};
+  return "the line is longer than " + std::to_string(kMaxLineBytes) + " bytes, the most wk-hash reads in a line";
 }
 
 namespace {

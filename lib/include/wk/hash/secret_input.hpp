@@ -1,16 +1,20 @@
 #pragma once
 // Password input for wk-hash: whole inputs read into memory that is wiped (OPENSSL_cleanse)
-// whenever it is released or regrown, and split into lines without copying.
+// whenever it is released, kept out of core dumps (MADV_DONTDUMP), and split into lines without
+// copying. Lines are bounded: see kMaxLineBytes.
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace wk::hash {
 
-// A growable byte buffer for secrets: every buffer it releases is wiped first.
+// A growable byte buffer for secrets: pages of its own (page-aligned, mmap), marked
+// MADV_DONTDUMP so that a core dump leaves them out (where madvise fails, they are used all the
+// same); regrown by moving the pages (mremap: no copy left behind); wiped before they are released.
 class SecretBuffer {
  public:
   SecretBuffer() = default;
@@ -25,19 +29,36 @@ class SecretBuffer {
   // copy); reserves as append does. Returns where they start.
   char* extend(std::size_t bytes);
   void reserve(std::size_t capacity);  // at least this many bytes, without regrowing later
+  void truncate(std::size_t size) noexcept;  // the first `size` bytes stay (size <= size())
   void clear() noexcept;  // wipes and frees
   const char* data() const noexcept { return data_; }
+  char* data() noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
   std::string_view view() const noexcept { return {data_, size_}; }
 
  private:
   char* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
+  std::size_t used_ = 0;  // the most bytes ever handed out: what clear() wipes
 };
 
-// The whole file, or standard input when path is empty or "-". Throws wk::Error{io} naming the
-// file and the reason.
+// The longest line wk-hash takes: 64 KiB, far above any password (511 bytes), setting or shadow
+// line. A longer line is an error of its own (check_line); the other lines are still processed.
+inline constexpr std::size_t kMaxLineBytes = std::size_t(1) << 16;
+// From a pipe or device, a line with no end of line within this many bytes ends the read: such an
+// input (/dev/zero, a binary stream) is no list of lines.
+inline constexpr std::size_t kMaxLineRunBytes = std::size_t(16) << 20;
+
+// The whole input: standard input when path is empty or "-". A regular file is read whole; from a
+// pipe, FIFO or device each line keeps at most its first kMaxLineBytes + 2 bytes (enough for
+// check_line to reject it; the rest is read past, so memory stays bounded), and a line running
+// past kMaxLineRunBytes throws wk::Error{decode} ("line N: longer than ..."). Throws wk::Error{io}
+// naming the file and the reason when it cannot be read.
 SecretBuffer read_secret_input(const std::filesystem::path& path);
+
+// Empty when `line` (one of split_lines) may be processed, else why not -- its length against
+// kMaxLineBytes, never its bytes.
+std::string check_line(std::string_view line);
 
 // Lines of `text`: split at LF, one trailing CR removed from each line (CRLF input), no line
 // after a final newline. An empty line is an empty string (an empty password). On all cores.
