@@ -105,6 +105,24 @@ TEST_CASE("round counts at the limits are parsed as libxcrypt 4.4 does", "[hash]
   CHECK(cost.setting->prefix == "$2y$31$abcdefghijklmnopqrstuu");
 }
 
+TEST_CASE("setting errors name a position or a method, never the setting's bytes", "[hash][setting]") {
+  // With the columns swapped (PASSWORD<TAB>SETTING) the "setting" is a password: no byte of it may
+  // reach a message, as a character or as a number.
+  const auto bad = parse_setting("hunter!2");
+  REQUIRE_FALSE(bad.setting);
+  CHECK(bad.error == "the setting has a byte crypt(3) never accepts in a setting, at position 7");
+  for (const char* leak : {"0x21", "!", "hunter", "33"}) CHECK(bad.error.find(leak) == std::string::npos);
+  CHECK(parse_setting("\x01pw").error.find("at position 1") != std::string::npos);
+  for (const std::string& s : {std::string("$2a$0Z$secret"), std::string("$5$rounds=9x$pw"), std::string("$6$rounds=12$pw"),
+                               std::string("$2y$04$short")}) {
+    CAPTURE(s);
+    const auto p = parse_setting(s);
+    REQUIRE_FALSE(p.setting);
+    CHECK(p.error.find(s.substr(0, 4)) == std::string::npos);  // not even the "$2a$" it starts with
+    CHECK(p.error.find("secret") == std::string::npos);
+  }
+}
+
 TEST_CASE("passwords: libxcrypt's limits", "[hash][setting]") {
   CHECK(check_password("").empty());
   CHECK(check_password(std::string(511, 'a')).empty());

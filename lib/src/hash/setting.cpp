@@ -61,6 +61,7 @@ SettingParse parse_sha(Method method, std::string_view rest) {
   s.method = method;
   s.rounds = hd::kShaDefaultRounds;
   const char* tag = method == Method::sha256crypt ? "$5$" : "$6$";
+  const std::string what = std::string(method_name(method)) + " setting: ";
   constexpr std::string_view kRounds = "rounds=";
   if (rest.substr(0, kRounds.size()) == kRounds) {
     const std::string_view num = rest.substr(kRounds.size());
@@ -69,12 +70,12 @@ SettingParse parse_sha(Method method, std::string_view rest) {
     std::size_t digits = 0;
     while (digits < num.size() && num[digits] >= '0' && num[digits] <= '9') ++digits;
     if (digits == 0 || num[0] == '0' || digits >= num.size() || num[digits] != '$')
-      return fail(std::string(tag) + " setting: rounds=N must be a number without leading zeros followed by '$'");
-    if (digits > 9) return fail(std::string(tag) + " setting: rounds must be in 1000..999999999");
+      return fail(what + "rounds=N must be a number without leading zeros followed by '$'");
+    if (digits > 9) return fail(what + "rounds must be in 1000..999999999");
     std::uint32_t value = 0;
     for (std::size_t i = 0; i < digits; ++i) value = value * 10 + std::uint32_t(num[i] - '0');
     if (value < hd::kShaMinRounds || value > hd::kShaMaxRounds)
-      return fail(std::string(tag) + " setting: rounds must be in 1000..999999999");
+      return fail(what + "rounds must be in 1000..999999999");
     s.rounds = value;
     s.rounds_custom = true;
     rest = num.substr(digits + 1);
@@ -91,7 +92,7 @@ SettingParse parse_bcrypt(std::string_view text) {
   Setting s;
   s.method = Method::bcrypt;
   s.bcrypt_variant = text[2];
-  const std::string tag = "$2" + std::string(1, s.bcrypt_variant) + "$";
+  const std::string tag = "bcrypt";
   if (text.size() < 7 || text[4] < '0' || text[4] > '3' || text[5] < '0' || text[5] > '9' || text[6] != '$')
     return fail(tag + " setting: the cost must be two digits (04..31) followed by '$'");
   const unsigned cost = unsigned(text[4] - '0') * 10 + unsigned(text[5] - '0');
@@ -110,12 +111,11 @@ SettingParse parse_bcrypt(std::string_view text) {
 }  // namespace
 
 SettingParse parse_setting(std::string_view text) {
-  for (unsigned char c : text)
-    if (bad_setting_char(c)) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "the setting contains byte 0x%02x, which crypt(3) never accepts in a setting", c);
-      return fail(buf);
-    }
+  // Messages name positions and methods, never the setting's bytes: with the columns swapped, the
+  // "setting" is a password.
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (bad_setting_char(static_cast<unsigned char>(text[i])))
+      return fail("the setting has a byte crypt(3) never accepts in a setting, at position " + std::to_string(i + 1));
   if (text.empty()) return fail("the setting is empty");
   if (text.substr(0, 3) == "$1$") return parse_md5(text.substr(3));
   if (text.substr(0, 3) == "$5$") return parse_sha(Method::sha256crypt, text.substr(3));
