@@ -1,6 +1,7 @@
 // wk-hash audit's hash list (user:hash[:...]) through split_lines and parse_shadow.
-// Invariants: every line is an account, an error, skipped or empty, exactly once; accounts keep
-// the user before the first ':' and the hash up to the next one.
+// Invariants: every line is an account, an account with no password, an error, skipped or empty,
+// exactly once; accounts keep the user before the first ':' and the hash up to the next one; an
+// account with no password has an empty second field.
 #include <string>
 
 #include "fuzz_util.hpp"
@@ -15,7 +16,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const wk::hash::ShadowList list = wk::hash::parse_shadow(lines);
   std::size_t empty = 0;
   for (auto l : lines) empty += l.empty();
-  check(list.accounts.size() + list.errors.size() + list.skipped + empty == lines.size(), "every line counted once");
+  check(list.accounts.size() + list.no_password.size() + list.errors.size() + list.skipped + empty == lines.size(),
+        "every line counted once");
+  check(list.no_password_line.size() == list.no_password.size(), "one line number per account with no password");
+  for (std::size_t i = 0; i < list.no_password.size(); ++i) {
+    const std::size_t n = list.no_password_line[i];
+    check(n >= 1 && n <= lines.size() && (i == 0 || n > list.no_password_line[i - 1]), "lines ascending and in range");
+    const std::string& user = list.no_password[i];
+    check(!user.empty() && user.find(':') == std::string::npos, "user is non-empty and has no ':'");
+    const std::string_view l = lines[n - 1];
+    check(l.substr(0, user.size() + 1) == user + ":" && (l.size() == user.size() + 1 || l[user.size() + 1] == ':'),
+          "the password field is empty");
+  }
   check(list.account_line.size() == list.accounts.size(), "one line number per account");
   std::size_t prev = 0;
   for (std::size_t i = 0; i < list.accounts.size(); ++i) {

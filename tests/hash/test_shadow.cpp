@@ -5,6 +5,7 @@
 #include "wk/hash/secret_input.hpp"
 
 TEST_CASE("parse_shadow keeps accounts with hashes, skips locked ones, names bad lines", "[hash][audit]") {
+  // An empty password field (nopw) needs no password at all (shadow(5)): a finding, not a skip.
   const std::string text =
       "root:$6$salt$hash:19000:0:99999:7:::\n"
       "daemon:*:19000::::::\n"
@@ -24,9 +25,27 @@ TEST_CASE("parse_shadow keeps accounts with hashes, skips locked ones, names bad
   CHECK(list.accounts[1].hash == "$1$abc$def");  // the CR of CRLF is not part of the hash
   CHECK(list.accounts[2].hash == "$2b$04$x");
   CHECK(list.account_line == std::vector<std::size_t>{1, 8, 9});
-  CHECK(list.skipped == 3);
+  CHECK(list.skipped == 2);
+  CHECK(list.no_password == std::vector<std::string>{"nopw"});
+  CHECK(list.no_password_line == std::vector<std::size_t>{4});
   REQUIRE(list.errors.size() == 2);
   CHECK(list.errors[0].first == 6);
   CHECK(list.errors[1].first == 7);
   CHECK(list.errors[0].second == "expected user:hash[:...]");
+}
+
+TEST_CASE("parse_shadow: empty password fields are findings; over-long lines are errors that quote nothing", "[hash][audit]") {
+  const std::string long_hash(wk::hash::kMaxLineBytes, 'S');
+  const std::string text = "a:\nb:$1$abc$def\nc::1:2\nd:" + long_hash + "\ne:\r\n";
+  const auto lines = wk::hash::split_lines(text);
+  const wk::hash::ShadowList list = wk::hash::parse_shadow(lines);
+  CHECK(list.no_password == std::vector<std::string>{"a", "c", "e"});
+  CHECK(list.no_password_line == std::vector<std::size_t>{1, 3, 5});
+  REQUIRE(list.accounts.size() == 1);
+  CHECK(list.accounts[0].user == "b");
+  CHECK(list.skipped == 0);
+  REQUIRE(list.errors.size() == 1);
+  CHECK(list.errors[0].first == 4);
+  CHECK(list.errors[0].second.find("65536") != std::string::npos);
+  CHECK(list.errors[0].second.find("SSS") == std::string::npos);
 }

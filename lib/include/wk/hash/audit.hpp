@@ -29,11 +29,15 @@ struct AuditResult {
 };
 
 // A shadow-style hash list (user:hash[:more fields], one account per line) as read by
-// `wk-hash audit`. Empty lines are ignored; an empty hash or one starting with '*' or '!'
-// (no password, disabled, locked) is counted in `skipped`; lines without "user:" are errors.
+// `wk-hash audit`. Empty lines are ignored. As in shadow(5), an empty hash field means that no
+// password is needed to log in: such accounts are findings of their own (`no_password`), the
+// weakest of all. A hash starting with '*' or '!' (disabled or locked) is counted in `skipped`;
+// lines without "user:" and lines longer than kMaxLineBytes are errors (never quoted).
 struct ShadowList {
-  std::vector<AuditAccount> accounts;
+  std::vector<AuditAccount> accounts;                       // with a hash to try the words on
   std::vector<std::size_t> account_line;                    // 1-based line of each account
+  std::vector<std::string> no_password;                     // users with an empty password field
+  std::vector<std::size_t> no_password_line;                // 1-based line of each
   std::vector<std::pair<std::size_t, std::string>> errors;  // 1-based line, what is wrong
   std::size_t skipped = 0;
 };
