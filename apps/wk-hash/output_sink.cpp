@@ -1,59 +1,33 @@
 #include "output_sink.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
-#include "wk/core/error.hpp"
 
 namespace wk::app {
 
 namespace {
-[[noreturn]] void io_error(const std::filesystem::path& p, const std::string& what) {
-  throw Error(ErrorCategory::io, p.string() + ": " + what + ": " + std::strerror(errno));
+// "-" for what standard output already is: no -o, or an -o naming the very file or pipe this
+// process's standard output is open on (/dev/stdout, /dev/fd/1, /proc/self/fd/1, or its name).
+// Written through that descriptor, in place: a pipe has no name to open again, and a file the
+// shell opened (`>> log`, `{ echo head; wk-hash ... -o /dev/stdout; } > f`) keeps what was
+// written to it before.
+std::filesystem::path output_path(const std::filesystem::path& path) {
+  if (path.empty() || path == "-") return "-";
+  struct stat named {}, out {};
+  if (::stat(path.c_str(), &named) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 && named.st_dev == out.st_dev &&
+      named.st_ino == out.st_ino)
+    return "-";
+  return path;
 }
 }  // namespace
 
-OutputSink::OutputSink(const std::filesystem::path& path) {
-  if (path.empty() || path == "-") {
-    file_ = stdout;
-    return;
-  }
-  {
-    std::error_code ec;  // refused before any work, not at the final rename
-    if (std::filesystem::is_directory(path, ec)) throw Error(ErrorCategory::usage, path.string() + ": is a folder; name the output file");
-  }
-  is_stdout_ = false;
-  target_ = path;
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  // Same naming scheme as wk::io::write_file_atomic (".NAME.wk-XXXXXX"), so cleanup tools agree.
-  std::string tmpl = (dir / ("." + path.filename().string() + ".wk-XXXXXX")).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) io_error(path, "cannot create a temporary file next to it");
-  temp_ = tmpl;
-  registered_ = io::TemporaryRegistration(temp_);
-  file_ = ::fdopen(fd, "wb");
-  if (!file_) {
-    ::close(fd);
-    std::filesystem::remove(temp_);
-    io_error(path, "cannot open the temporary file");
-  }
-}
-
-OutputSink::~OutputSink() {
-  if (!is_stdout_ && !committed_) {
-    if (file_) std::fclose(file_);
-    std::error_code ec;
-    std::filesystem::remove(temp_, ec);
-  }
-}
+// Hashes (and audit --show-passwords' passwords) are for the owner only: a new file is 0600.
+OutputSink::OutputSink(const std::filesystem::path& path) : out_(output_path(path), io::OutputOptions{.mode = 0600}) {}
 
 void OutputSink::put(const char* data, std::size_t bytes) {
   if (bytes == 0) return;
-  if (std::fwrite(data, 1, bytes, file_) != bytes)
-    io_error(is_stdout_ ? std::filesystem::path("standard output") : target_, "write failed");
+  out_.write(data, bytes);
   written_ += bytes;
   // Start the disk writeback of every 8 MiB written so far without waiting for it: the fsync in
   // commit() then has only the tail left to wait for (~6 ms at 1.4 GB/s), not the whole file.
@@ -62,16 +36,15 @@ void OutputSink::put(const char* data, std::size_t bytes) {
 }
 
 void OutputSink::start_writeback_unbuffered() {
-  if (is_stdout_ || written_ == synced_) return;
-  if (std::fflush(file_) != 0) io_error(target_, "write failed");
+  if (out_.is_stream() || written_ == synced_) return;
 #ifdef __linux__
-  ::sync_file_range(::fileno(file_), off64_t(synced_), off64_t(written_ - synced_), SYNC_FILE_RANGE_WRITE);
+  ::sync_file_range(out_.fd(), off64_t(synced_), off64_t(written_ - synced_), SYNC_FILE_RANGE_WRITE);
 #endif
   synced_ = written_;
 }
 
 void OutputSink::start_writeback() {
-  if (is_stdout_) return;
+  if (out_.is_stream()) return;
   flush_buffer();
   start_writeback_unbuffered();
 }
@@ -96,25 +69,7 @@ void OutputSink::write(std::string_view text) {
 
 void OutputSink::commit() {
   flush_buffer();
-  if (std::fflush(file_) != 0) io_error(is_stdout_ ? std::filesystem::path("standard output") : target_, "write failed");
-  if (is_stdout_) {
-    committed_ = true;
-    return;
-  }
-  if (::fsync(::fileno(file_)) != 0) io_error(target_, "fsync failed");
-  if (std::fclose(file_) != 0) {
-    file_ = nullptr;
-    io_error(target_, "close failed");
-  }
-  file_ = nullptr;
-  std::error_code ec;
-  std::filesystem::rename(temp_, target_, ec);
-  if (ec) {
-    std::filesystem::remove(temp_);
-    throw Error(ErrorCategory::io, target_.string() + ": cannot rename the temporary file into place: " + ec.message());
-  }
-  registered_.release();
-  committed_ = true;
+  out_.commit();
 }
 
 }  // namespace wk::app
