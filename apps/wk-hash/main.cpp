@@ -2,8 +2,9 @@
 // Argument parsing, line handling, printing and exit codes only; the work is in wk::hash.
 //
 // Passwords are never printed (errors name the line number), the buffers holding them are wiped
-// (OPENSSL_cleanse through wk::hash::SecretBuffer and wk::hash::wipe), hashes are compared in
-// constant time (CRYPTO_memcmp through wk::hash::constant_time_equal).
+// (OPENSSL_cleanse through wk::hash::SecretBuffer and wk::hash::wipe) and kept out of core dumps
+// (MADV_DONTDUMP), hashes are compared in constant time (CRYPTO_memcmp through
+// wk::hash::constant_time_equal).
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@
 #include "wk/core/nvtx.hpp"
 #include "wk/hash/audit.hpp"
 #include "wk/hash/crypt.hpp"
+#include "wk/hash/job_files.hpp"
 #include "wk/hash/secret_input.hpp"
 #include "wk/hash/setting.hpp"
 
@@ -45,8 +47,8 @@ constexpr const char* kFooter = R"(What each subcommand reads and writes:
   hash     one password per line in, one crypt string per line out (fresh random salts)
   crypt    SETTING<TAB>PASSWORD per line in, the crypt string for that exact setting out
   verify   HASH<TAB>PASSWORD per line in, "line N: OK" or "line N: MISMATCH" out
-  audit    --hashes FILE (user:hash[:...] lines) --wordlist FILE: accounts whose password is
-           in the word list
+  audit    --hashes FILE (user:hash[:...] lines) --wordlist FILE: accounts that need no password
+           (an empty password field) and accounts whose password is in the word list
 
 Examples:
   wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt
@@ -66,22 +68,31 @@ Formats:
   is given), cost 5 for bcrypt.
 
 Input:
-  Standard input unless -i FILE; standard output unless -o FILE (written to a temporary file
-  in the same folder and renamed into place when complete). Lines end in LF or CRLF (one CR
-  before the LF is removed); the final newline is optional; an empty line is an empty
-  password. A password is 0..511 bytes of anything but NUL. crypt and verify split each line
-  at its first TAB, so passwords may contain TABs; hash --users splits at the first ':'.
+  Standard input unless -i FILE; standard output unless -o FILE. An -o file is written to a
+  temporary file in its folder and renamed into place when complete (through a symbolic link:
+  its target is replaced, the link stays); a FIFO or device (/dev/stdout, /dev/null) is written
+  in place. No output may be a file the job reads (-i, --hashes, --wordlist, or standard input
+  redirected from it; links followed): that is a usage error before any work.
+  Lines end in LF or CRLF (one CR before the LF is removed); the final newline is optional; an
+  empty line is an empty password. A password is 0..511 bytes of anything but NUL. crypt and
+  verify split each line at its first TAB, so passwords may contain TABs; hash --users splits at
+  the first ':'. A line may be at most 65536 bytes long: a longer one is an error of its own
+  (from a pipe or device only its first 64 KiB are kept in memory), and an input with no end of
+  line within 16 MiB (such as /dev/zero) is no list of lines: the job ends with exit status 1.
 
 Errors:
-  A malformed line (no TAB, a password over 511 bytes, a setting libxcrypt rejects, ...) is
-  reported on standard error as "line N: reason" -- never with the password -- and skipped; the
-  other lines are still processed. Output lines stay in input order.
+  A malformed line (no TAB, a password over 511 bytes, a setting libxcrypt rejects, a line over
+  65536 bytes, ...) is reported on standard error as "line N: reason" -- never with the line's
+  bytes (a position at most) -- and skipped; the other lines are still processed. Output lines
+  stay in input order. An input with no lines is said in a notice (hash, crypt) or is an error
+  (verify, audit: no password was checked).
 
 --json:
   JSON Lines on the output instead of text, one object per input line:
     hash, crypt:  {"line":N,"hash":"$6$..."} (+ "user" with --users) or {"line":N,"error":"..."}
     verify:       {"line":N,"status":"OK"|"MISMATCH"|"ERROR"} (+ "error")
-    audit:        {"user":"...","line":N} (+ "password" with --show-passwords)
+    audit:        {"user":"...","line":N,"finding":"no password set"|"password in the word list"}
+                  (+ "password" with --show-passwords)
 
 Many machines (MPI):
   mpirun -np N wk-hash hash|crypt|verify|audit ... (or srun) splits the lines (audit: the word
@@ -89,8 +100,8 @@ Many machines (MPI):
   The input must be a file every rank can read (-i FILE). docs/scale-out.md.
 
 Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
-(verify: or some password did not match), 2 usage error, 130 interrupted (Ctrl-C, SIGTERM: an -o
-file is left as it was, no temporary file remains).)";
+(verify: or some password did not match; verify, audit: nothing was checked), 2 usage error, 130
+interrupted (Ctrl-C, SIGTERM, SIGHUP: an -o file is left as it was, no temporary file remains).)";
 
 struct Common {
   std::string input, output, device = "auto";
@@ -473,8 +484,20 @@ std::string here_output(const Common& c) { return dist::world().rank == 0 ? c.ou
 void commit_here(app::OutputSink& sink) {
   if (dist::world().rank == 0) sink.commit();
 }
+// A usage error before any work when the output is one of the files the job reads.
+void check_files(const Common& c, std::initializer_list<io::JobFile> reads) {
+  const io::JobFile writes[] = {{"the output", c.output}};
+  hash::check_job_files(std::span(reads.begin(), reads.size()), writes);
+}
 std::string ranks_note() {
   return dist::world().distributed() ? fmt::format(", {} ranks", dist::world().size) : std::string();
+}
+// hash, crypt: an empty input is no failure, but said.
+void summary_hashed(const Common& c, std::size_t lines, std::size_t failed, const EngineStart& engine) {
+  if (lines == 0) summary(c, "the input has no lines: nothing hashed");
+  else
+    summary(c, fmt::format("{} hashed, {} failed ({} backend{})", lines - failed, failed,
+                           to_string(engine.get().backend()), ranks_note()));
 }
 
 // ---- hash -------------------------------------------------------------------------------------
@@ -488,6 +511,10 @@ std::size_t hash_lines_generic(const Common& c, const hash::HashOptions& opt, bo
     for (std::size_t k = 0; k < lines.size(); ++k) {
       LineJob& lj = lines[k];
       std::string_view pw = text_lines[first + k];
+      if (std::string why = hash::check_line(pw); !why.empty()) {
+        lj.error = std::move(why);
+        continue;
+      }
       if (users) {
         const std::size_t colon = pw.find(':');
         if (colon == std::string_view::npos || colon == 0) {
@@ -574,6 +601,11 @@ std::size_t hash_lines(const Common& c, const hash::HashOptions& opt, bool users
       auto& bad = chunk_bad[b / kLineGrain];
       for (std::size_t i = b; i < e; ++i) {
         std::string_view pw = sl.passwords[i];
+        if (pw.size() > hash::kMaxLineBytes) {
+          if (users) sl.user[i] = {};
+          bad.emplace_back(std::uint32_t(i), hash::check_line(pw));
+          continue;
+        }
         if (users) {
           const std::size_t colon = pw.find(':');
           if (colon == std::string_view::npos || colon == 0) {
@@ -693,6 +725,7 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
 
   nvtx::Range app_range("wk-hash hash");
   check_distributed_input(c);
+  check_files(c, {{"the input", c.input}});
   app::OutputSink sink(here_output(c));
   InputReader reader(c.input);
   const EngineStart engine(c, opt.method);
@@ -722,8 +755,7 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
   }
   const std::size_t failed = counts[0];
   commit_here(sink);
-  summary(c, fmt::format("{} hashed, {} failed ({} backend{})", lines - failed, failed, to_string(engine.get().backend()),
-                         ranks_note()));
+  summary_hashed(c, lines, failed, engine);
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -733,6 +765,10 @@ auto tab_lines(const std::vector<std::string_view>& text_lines, const char* firs
     for (std::size_t k = 0; k < lines.size(); ++k) {
       LineJob& lj = lines[k];
       const std::string_view l = text_lines[first + k];
+      if (std::string why = hash::check_line(l); !why.empty()) {
+        lj.error = std::move(why);
+        continue;
+      }
       const std::size_t tab = l.find('\t');
       if (tab == std::string_view::npos) {
         lj.error = fmt::format("expected {}<TAB>PASSWORD (no TAB on the line)", first_field);
@@ -749,6 +785,7 @@ auto tab_lines(const std::vector<std::string_view>& text_lines, const char* firs
 int cmd_crypt(const Common& c) {
   nvtx::Range app_range("wk-hash crypt");
   check_distributed_input(c);
+  check_files(c, {{"the input", c.input}});
   app::OutputSink sink(here_output(c));
   InputReader reader(c.input);
   const EngineStart engine(c);
@@ -769,8 +806,7 @@ int cmd_crypt(const Common& c) {
   run.finish(counts);
   const std::size_t failed = counts[0];
   commit_here(sink);
-  summary(c, fmt::format("{} hashed, {} failed ({} backend{})", text_lines.size() - failed, failed,
-                         to_string(engine.get().backend()), ranks_note()));
+  summary_hashed(c, text_lines.size(), failed, engine);
   return failed ? app::kSomeFailed : app::kSuccess;
 }
 
@@ -778,6 +814,7 @@ int cmd_crypt(const Common& c) {
 int cmd_verify(const Common& c) {
   nvtx::Range app_range("wk-hash verify");
   check_distributed_input(c);
+  check_files(c, {{"the input", c.input}});
   app::OutputSink sink(here_output(c));
   InputReader reader(c.input);
   const EngineStart engine(c);
@@ -805,6 +842,10 @@ int cmd_verify(const Common& c) {
   std::vector<std::uint64_t> counts{failed_here, ok.load(), mismatch.load()};
   run.finish(counts);
   commit_here(sink);
+  if (text_lines.empty()) {  // success would claim that passwords matched: none was checked
+    if (dist::world().rank == 0) app::print_error(kProg, "the input has no lines: no password was verified");
+    return app::kSomeFailed;
+  }
   summary(c, fmt::format("{} OK, {} MISMATCH, {} failed ({} backend{})", counts[1], counts[2], counts[0],
                          to_string(engine.get().backend()), ranks_note()));
   return counts[0] || counts[2] ? app::kSomeFailed : app::kSuccess;
@@ -857,6 +898,7 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
       if (p.empty() || p == "-")
         throw Error(ErrorCategory::usage, "under mpirun/srun --hashes and --wordlist must be files every rank can read, "
                                           "not standard input");
+  check_files(c, {{"the hash file", hashes_path}, {"the word list", wordlist_path}});
   app::OutputSink sink(here_output(c));
   // Distributed: every rank reads and checks both files; rank 0 alone reports and writes.
   const bool speaks = dist::world().rank == 0;
@@ -882,7 +924,9 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
   std::vector<std::string_view> words;
   const auto word_lines = hash::split_lines(word_text.view());
   for (std::size_t i = 0; i < word_lines.size(); ++i) {
-    if (std::string why = hash::check_password(word_lines[i]); !why.empty()) {
+    std::string why = hash::check_line(word_lines[i]);
+    if (why.empty()) why = hash::check_password(word_lines[i]);
+    if (!why.empty()) {
       error(fmt::format("{}: line {}: {}", wordlist_path, i + 1, why));
       ++failed;
       continue;
@@ -906,22 +950,37 @@ int cmd_audit(const Common& c, const std::string& hashes_path, const std::string
     error(fmt::format("{}: line {}: {}", hashes_path, account_line[account], why));
     ++failed;
   }
-  for (const hash::AuditMatch& m : result.matches) {
-    const hash::AuditAccount& a = accounts[m.account];
+  // The findings: first the accounts that need no password at all, then those whose password is in
+  // the word list.
+  auto finding = [&](const std::string& user, std::size_t line, const char* what, std::string_view password) {
     if (c.json) {
-      nlohmann::ordered_json j{{"user", a.user}, {"line", account_line[m.account]}};
-      if (show_passwords) j["password"] = std::string(words[m.word]);
+      nlohmann::ordered_json j{{"user", user}, {"line", line}, {"finding", what}};
+      if (show_passwords) j["password"] = std::string(password);
       sink.line(dump(j));
     } else {
-      sink.line(show_passwords ? a.user + ":" + std::string(words[m.word]) : a.user);
+      sink.line(show_passwords ? user + ":" + std::string(password) : user);
     }
-  }
+  };
+  for (std::size_t i = 0; i < shadow.no_password.size(); ++i)
+    finding(shadow.no_password[i], shadow.no_password_line[i], "no password set", "");
+  for (const hash::AuditMatch& m : result.matches)
+    finding(accounts[m.account].user, account_line[m.account], "password in the word list", words[m.word]);
   commit_here(sink);
-  summary(c, fmt::format("{} accounts, {} words: {} with a password from the word list; {} without a hash skipped, "
-                         "{} lines failed ({} backend{})",
-                         accounts.size(), words.size(), result.matches.size(), skipped, failed,
-                         to_string(engine.backend()), ranks_note()));
-  return failed ? app::kSomeFailed : app::kSuccess;
+  // Success claims that no account has a weak password: it needs accounts, and words to try on them.
+  bool nothing_audited = false;
+  if (accounts.empty() && shadow.no_password.empty()) {
+    error(fmt::format("{}: no account with a password hash or an empty password field ({} locked or disabled "
+                      "skipped): nothing was audited", hashes_path, skipped));
+    nothing_audited = true;
+  } else if (!accounts.empty() && words.empty()) {
+    error(fmt::format("{}: no word to try: no password hash was audited", wordlist_path));
+    nothing_audited = true;
+  }
+  summary(c, fmt::format("{} accounts, {} words: {} with no password set, {} with a password from the word list; {} "
+                         "locked or disabled skipped, {} lines failed ({} backend{})",
+                         accounts.size() + shadow.no_password.size(), words.size(), shadow.no_password.size(),
+                         result.matches.size(), skipped, failed, to_string(engine.backend()), ranks_note()));
+  return failed || nothing_audited ? app::kSomeFailed : app::kSuccess;
 }
 
 }  // namespace
@@ -967,8 +1026,10 @@ int main(int argc, char** argv) {
   audit_cmd->add_flag("--show-passwords", show_passwords, "Also print the matching word (default: user names only)");
   add_common(*audit_cmd, ac, false);
   audit_cmd->footer(
-      "Every word is tried against every hash with that hash's own salt and cost. Accounts with no\n"
-      "hash (empty, '*', '!...': disabled or locked) are skipped. Example:\n"
+      "Every word is tried against every hash with that hash's own salt and cost. An empty password\n"
+      "field means no password is needed (shadow(5)): such accounts are listed first, as \"no\n"
+      "password set\". Accounts with '*' or '!...' (disabled or locked) are skipped. Exit status 1\n"
+      "also when nothing was audited (no account, or no word for the hashes). Example:\n"
       "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt");
 
   const int code = app::run_app(kProg, app, argc, argv, [&]() -> int {

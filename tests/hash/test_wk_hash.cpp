@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -39,6 +42,12 @@ struct Run {
 Run run_split(const TempDir& dir, const std::string& args) {
   const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
   const auto r = run("sh -c " + sh_quote(exe() + " " + args + " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
+  return {r.exit_code, read_bytes(out), read_bytes(err)};
+}
+// The same for a shell command line of its own (pipes, environment variables).
+Run run_script_split(const TempDir& dir, const std::string& script) {
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const auto r = run("sh -c " + sh_quote("{ " + script + "; } >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
   return {r.exit_code, read_bytes(out), read_bytes(err)};
 }
 
@@ -440,4 +449,230 @@ TEST_CASE("wk-hash hash: the fixed-record path equals the generic path (many lin
       CHECK(f == masked(generic.output, few_pw, line_of, json, wrong));
       CHECK(fast.code == generic.exit_code);
     }
+}
+
+namespace {
+
+// The -o tests: two passwords in, their crypt strings checked against libxcrypt.
+bool two_good_hashes(const std::string& out) {
+  const auto l = lines_of(out);
+  return l.size() == 2 && wk::hash::crypt_libxcrypt(l[0], "first").value_or("") == l[0] &&
+         wk::hash::crypt_libxcrypt(l[1], "second").value_or("") == l[1];
+}
+
+}  // namespace
+
+TEST_CASE("wk-hash -o through a symbolic link, to a FIFO, /dev/stdout and /dev/null: links and devices stay", "[hash][cli][output]") {
+  TempDir dir;
+  write_bytes(dir / "pw.txt", "first\nsecond\n");
+  const std::string hash = exe() + " hash --device cpu -q --method md5crypt -i " + sh_quote((dir / "pw.txt").string());
+
+  // A symbolic link: its target is replaced, the link stays a link.
+  write_bytes(dir / "target.txt", "old contents\n");
+  fs::create_symlink("target.txt", dir / "link");
+  const auto l = run(hash + " -o " + sh_quote((dir / "link").string()));
+  INFO(l.output);
+  CHECK(l.exit_code == 0);
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "link")));
+  CHECK(fs::read_symlink(dir / "link") == "target.txt");
+  CHECK(two_good_hashes(read_bytes(dir / "target.txt")));
+  CHECK((fs::status(dir / "target.txt").permissions() & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
+  for (const auto& e : fs::directory_iterator(dir.path())) CHECK(e.path().filename().string().find(".wk-") == std::string::npos);
+
+  // A FIFO, read by a child: written in place, still a FIFO afterwards.
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  const auto f = run("sh -c " + sh_quote("timeout 30 cat " + sh_quote((dir / "fifo").string()) + " >" +
+                                         sh_quote((dir / "from-fifo.txt").string()) + " & " + hash + " -o " +
+                                         sh_quote((dir / "fifo").string()) + "; rc=$?; wait; exit $rc"));
+  INFO(f.output);
+  CHECK(f.exit_code == 0);
+  CHECK(fs::is_fifo(fs::symlink_status(dir / "fifo")));
+  CHECK(two_good_hashes(read_bytes(dir / "from-fifo.txt")));
+
+  // /dev/stdout on a pipe, and on a file the shell opened after a first line of its own.
+  const auto p = run("sh -c " + sh_quote(hash + " -o /dev/stdout | cat >" + sh_quote((dir / "piped.txt").string())));
+  INFO(p.output);
+  CHECK(p.exit_code == 0);
+  CHECK(two_good_hashes(read_bytes(dir / "piped.txt")));
+  const auto g = run("sh -c " + sh_quote("{ echo first-line; " + hash + " -o /dev/stdout; } >" + sh_quote((dir / "grouped.txt").string())));
+  INFO(g.output);
+  CHECK(g.exit_code == 0);
+  const std::string grouped = read_bytes(dir / "grouped.txt");
+  CHECK(grouped.rfind("first-line\n", 0) == 0);
+  CHECK(two_good_hashes(grouped.substr(std::string("first-line\n").size())));
+
+  // /dev/null: written in place (as root, replacing it with a file would break the machine).
+  const auto n = run(hash + " -o /dev/null");
+  CHECK(n.exit_code == 0);
+  CHECK(fs::is_character_file(fs::symlink_status("/dev/null")));
+}
+
+TEST_CASE("wk-hash: an output that is a file the job reads is a usage error before any work", "[hash][cli][output]") {
+  TempDir dir;
+  auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };
+  const std::string pw = "first\nsecond\n", pairs = h("$1$ab", "first") + "\tfirst\n";
+  const std::string shadow = "alice:" + h("$1$cd", "letmein") + ":19000::::::\n", words = "letmein\npassword\n";
+  write_bytes(dir / "pw.txt", pw);
+  write_bytes(dir / "pairs.tsv", pairs);
+  write_bytes(dir / "shadow", shadow);
+  write_bytes(dir / "words", words);
+  fs::create_symlink("pw.txt", dir / "pw-link");
+  fs::create_hard_link(dir / "pw.txt", dir / "pw-hard");
+  fs::create_symlink("shadow", dir / "shadow-link");
+  fs::create_hard_link(dir / "words", dir / "words-hard");
+  const auto q = [&](const char* name) { return sh_quote((dir / name).string()); };
+  const std::string shadow_words = " --hashes " + q("shadow") + " --wordlist " + q("words");
+  const std::vector<std::string> cases = {
+      "hash --method md5crypt -i " + q("pw.txt") + " -o " + q("pw.txt"),
+      "hash --method md5crypt -i " + q("pw.txt") + " -o " + q("pw-link"),     // through a symbolic link
+      "hash --method md5crypt -i " + q("pw-link") + " -o " + q("pw.txt"),
+      "hash --method md5crypt -i " + q("pw.txt") + " -o " + q("pw-hard"),     // a hard link
+      "hash --method md5crypt -o " + q("pw.txt") + " < " + q("pw.txt"),      // standard input from it
+      "crypt -i " + q("pairs.tsv") + " -o " + q("pairs.tsv"),
+      "verify -i " + q("pairs.tsv") + " -o " + q("pairs.tsv"),
+      "audit" + shadow_words + " -o " + q("shadow"),
+      "audit" + shadow_words + " -o " + q("shadow-link"),
+      "audit" + shadow_words + " -o " + q("words"),
+      "audit" + shadow_words + " -o " + q("words-hard"),
+  };
+  for (const std::string& args : cases) {
+    CAPTURE(args);
+    const auto r = run("sh -c " + sh_quote(exe() + " " + args.substr(0, args.find(' ')) + " --device cpu -q" + args.substr(args.find(' '))));
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("would overwrite"));
+    CHECK(read_bytes(dir / "pw.txt") == pw);
+    CHECK(read_bytes(dir / "pairs.tsv") == pairs);
+    CHECK(read_bytes(dir / "shadow") == shadow);
+    CHECK(read_bytes(dir / "words") == words);
+    CHECK(fs::is_symlink(fs::symlink_status(dir / "pw-link")));
+    CHECK(fs::hard_link_count(dir / "pw.txt") == 2);
+  }
+  // Reading and writing different files is fine, also when the output is a link to a new file.
+  fs::create_symlink("new.txt", dir / "new-link");
+  const auto ok = run(exe() + " hash --device cpu -q --method md5crypt -i " + q("pw-link") + " -o " + q("new-link"));
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  CHECK(two_good_hashes(read_bytes(dir / "new.txt")));
+}
+
+TEST_CASE("wk-hash: lines are bounded -- /dev/zero ends at once, an over-long line is an error of its own", "[hash][cli][input]") {
+  TempDir dir;
+  // No end of line at all: a clear error within seconds (memory bounded), from a file name and
+  // from standard input.
+  for (const std::string redirect : {" -i /dev/zero", " < /dev/zero"}) {
+    CAPTURE(redirect);
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = run("sh -c " + sh_quote("timeout 60 " + exe() + " hash --device cpu -q --method md5crypt" + redirect));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("line 1: longer than 65536 bytes"));
+    CHECK(seconds < 10);
+  }
+  // One line over 64 KiB among good ones: reported by number (its bytes never), the others hashed;
+  // the same from a regular file and through a pipe (where only its first 64 KiB are kept).
+  const std::string long_line = "SECRET" + std::string(100000, 'x');
+  write_bytes(dir / "pw.txt", "first\n" + long_line + "\nsecond\n" + std::string(65536, 'y') + "\n");
+  const std::string file = sh_quote((dir / "pw.txt").string());
+  for (const std::string& cmd : {exe() + " hash --device cpu -q --method md5crypt -i " + file,
+                                 "cat " + file + " | " + exe() + " hash --device cpu -q --method md5crypt",
+                                 "WK_HASH_GENERIC=1 " + exe() + " hash --device cpu -q --method md5crypt -i " + file}) {
+    CAPTURE(cmd);
+    const Run r = run_script_split(dir, cmd);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK(two_good_hashes(r.out));
+    CHECK_THAT(r.err, Catch::Contains("line 2: the line is longer than 65536 bytes"));
+    CHECK_THAT(r.err, Catch::Contains("line 4: the password is 65536 bytes"));  // 64 KiB is a line, not a password
+    CHECK(r.err.find("SECRET") == std::string::npos);
+  }
+  // crypt, verify and audit's word list take the same bound.
+  write_bytes(dir / "pairs.tsv", wk::hash::crypt_libxcrypt("$1$ab", "first").value() + "\tfirst\n$1$ab\t" + long_line + "\n");
+  const Run v = run_split(dir, "verify --device cpu -q -i " + sh_quote((dir / "pairs.tsv").string()));
+  CHECK(v.code == 1);
+  CHECK(v.out == "line 1: OK\n");
+  CHECK_THAT(v.err, Catch::Contains("line 2: the line is longer than 65536 bytes"));
+  write_bytes(dir / "shadow", "alice:" + wk::hash::crypt_libxcrypt("$1$cd", "first").value() + "\n");
+  write_bytes(dir / "words", long_line + "\nfirst\n");
+  const Run a = run_split(dir, "audit --device cpu -q --hashes " + sh_quote((dir / "shadow").string()) + " --wordlist " +
+                                   sh_quote((dir / "words").string()));
+  CHECK(a.code == 1);
+  CHECK(a.out == "alice\n");
+  CHECK_THAT(a.err, Catch::Contains("line 1: the line is longer than 65536 bytes"));
+  CHECK(a.err.find("SECRET") == std::string::npos);
+}
+
+TEST_CASE("wk-hash: no message quotes a password byte (columns swapped, bad bytes in a setting)", "[hash][cli]") {
+  TempDir dir;
+  // PASSWORD<TAB>SETTING instead of SETTING<TAB>PASSWORD: the "setting" is the password.
+  write_bytes(dir / "swapped.tsv", "hunter!2\t$6$saltsalt\n$2a$0Z\tpw\n");
+  for (const char* sub : {"crypt", "verify"}) {
+    CAPTURE(sub);
+    const Run r = run_split(dir, std::string(sub) + " --device cpu -q -i " + sh_quote((dir / "swapped.tsv").string()));
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("line 1: the setting has a byte crypt(3) never accepts in a setting, at position 7"));
+    CHECK_THAT(r.err, Catch::Contains("line 2: bcrypt setting:"));
+    for (const char* secret : {"0x21", "hunter", "!", "$2a$", "0Z"}) CHECK(r.err.find(secret) == std::string::npos);
+  }
+}
+
+TEST_CASE("wk-hash audit: an empty password field is a finding, listed first; nothing audited fails", "[hash][cli]") {
+  TempDir dir;
+  auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };
+  write_bytes(dir / "shadow", "root:!:19000:0:99999:7:::\n"
+                              "alice:" + h("$1$aa", "letmein") + ":19000:0:99999:7:::\n"
+                              "guest::19000:0:99999:7:::\n"
+                              "carol:" + h("$1$cc", "not-listed") + "\n"
+                              "kiosk:\n");
+  write_bytes(dir / "words", "password\nletmein\n");
+  const std::string args = "audit --device cpu --hashes " + sh_quote((dir / "shadow").string()) + " --wordlist " +
+                           sh_quote((dir / "words").string());
+  const Run r = run_split(dir, args);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out == "guest\nkiosk\nalice\n");
+  CHECK_THAT(r.err, Catch::Contains("2 with no password set"));
+  const Run s = run_split(dir, args + " -q --show-passwords");
+  CHECK(s.out == "guest:\nkiosk:\nalice:letmein\n");
+  const Run j = run_split(dir, args + " -q --json");
+  const auto jl = lines_of(j.out);
+  REQUIRE(jl.size() == 3);
+  CHECK(nlohmann::json::parse(jl[0])["user"] == "guest");
+  CHECK(nlohmann::json::parse(jl[0])["line"] == 3);
+  CHECK(nlohmann::json::parse(jl[0])["finding"] == "no password set");
+  CHECK(nlohmann::json::parse(jl[1])["line"] == 5);
+  CHECK(nlohmann::json::parse(jl[2])["user"] == "alice");
+  CHECK(nlohmann::json::parse(jl[2])["finding"] == "password in the word list");
+
+  // Nothing to audit is no success: only locked accounts, or hashes but no words.
+  write_bytes(dir / "locked", "root:!:1::::::\ndaemon:*:1::::::\n");
+  const Run locked = run_split(dir, "audit --device cpu -q --hashes " + sh_quote((dir / "locked").string()) + " --wordlist " +
+                                        sh_quote((dir / "words").string()));
+  CHECK(locked.code == 1);
+  CHECK_THAT(locked.err, Catch::Contains("nothing was audited"));
+  const Run no_words = run_split(dir, "audit --device cpu -q --hashes " + sh_quote((dir / "shadow").string()) + " --wordlist /dev/null");
+  CHECK(no_words.code == 1);
+  CHECK_THAT(no_words.err, Catch::Contains("no word to try"));
+}
+
+TEST_CASE("wk-hash: an empty input fails verify (nothing verified) and is said by hash and crypt", "[hash][cli]") {
+  TempDir dir;
+  write_bytes(dir / "empty", "");
+  const std::string in = " -i " + sh_quote((dir / "empty").string());
+  const Run v = run_split(dir, "verify --device cpu" + in);
+  CHECK(v.code == 1);
+  CHECK_THAT(v.err, Catch::Contains("no password was verified"));
+  const Run vq = run_split(dir, "verify --device cpu -q < /dev/null");
+  CHECK(vq.code == 1);
+  CHECK_THAT(vq.err, Catch::Contains("no password was verified"));  // an error, not a notice: -q keeps it
+  const Run hsh = run_split(dir, "hash --device cpu --method md5crypt" + in);
+  CHECK(hsh.code == 0);
+  CHECK(hsh.out.empty());
+  CHECK_THAT(hsh.err, Catch::Contains("nothing hashed"));
+  const Run c = run_split(dir, "crypt --device cpu" + in);
+  CHECK(c.code == 0);
+  CHECK_THAT(c.err, Catch::Contains("nothing hashed"));
+  CHECK(run_split(dir, "crypt --device cpu -q" + in).err.empty());
 }
