@@ -263,3 +263,32 @@ TEST_CASE("ByteBudget never holds more than its capacity, except one request alo
   budget.release(500);
   CHECK(budget.held() == 0);
 }
+
+TEST_CASE("OutputFile writes the process's own descriptors as the shell set them up", "[io][output]") {
+  test::TempDir dir;
+  // `>> f`: an appending descriptor keeps what the file held.
+  test::write_bytes(dir / "log.txt", "earlier\n");
+  const int fd = ::open((dir / "log.txt").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  for (const std::string name : {"/proc/self/fd/" + std::to_string(fd), "/dev/fd/" + std::to_string(fd)}) {
+    io::OutputFile out(name);
+    CHECK(out.is_stream());
+    out.write(bytes_of("more\n"));
+    out.commit();
+  }
+  ::close(fd);
+  CHECK(test::read_bytes(dir / "log.txt") == "earlier\nmore\nmore\n");
+  // `| cmd` or `>(cmd)`: a pipe.
+  int p[2];
+  REQUIRE(::pipe(p) == 0);
+  io::write_output("/dev/fd/" + std::to_string(p[1]), bytes_of("piped"));
+  ::close(p[1]);
+  char buf[16] = {};
+  CHECK(::read(p[0], buf, sizeof buf) == 5);
+  ::close(p[0]);
+  CHECK(std::string(buf) == "piped");
+  // A job may read and write the same FIFO or device (`-i /dev/stdin -o /dev/stdout`).
+  const std::vector<io::JobFile> reads{{"the input", "/dev/null"}, {"the input", "/dev/stdin"}};
+  const std::vector<io::JobFile> writes{{"the output", "/dev/null"}, {"the output", "/dev/stdout"}};
+  CHECK_NOTHROW(io::check_writes_apart(reads, writes));
+}

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <map>
 #include <mutex>
 #include <set>
@@ -56,6 +57,23 @@ long temporary_pid(const std::string& name) {
 
 bool process_gone(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
 
+// The descriptor a path names when it is one of the process's own: /dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N (a shell's `> f`, `>> f`, `| cmd` or `>(cmd)`); -1 otherwise. Such an
+// output is written through that descriptor, as the shell set it up (appending, a pipe), never
+// replaced.
+int own_descriptor(const fs::path& path) {
+  const std::string p = path.lexically_normal().string();
+  if (p == "/dev/stdout") return STDOUT_FILENO;
+  if (p == "/dev/stderr") return STDERR_FILENO;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string pre(prefix);
+    if (p.size() > pre.size() && p.compare(0, pre.size(), pre) == 0 &&
+        p.find_first_not_of("0123456789", pre.size()) == std::string::npos && p.size() - pre.size() < 8)
+      return std::stoi(p.substr(pre.size()));
+  }
+  return -1;
+}
+
 }  // namespace
 
 fs::path resolve_links(const fs::path& path) {
@@ -102,6 +120,13 @@ OutputFile::OutputFile(const fs::path& path, const OutputOptions& options) : pat
     return;
   }
   if (temporaries_closed()) throw_at(ErrorCategory::io, path, "not written: the process is ending");
+  if (const int own = own_descriptor(path); own >= 0) {
+    fd_ = ::fcntl(own, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw_at(ErrorCategory::io, path, "not an open descriptor: " + errno_text(errno));
+    target_ = path;
+    stream_ = true;
+    return;
+  }
   target_ = resolve_links(path);
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0) {
@@ -225,18 +250,32 @@ std::optional<FileIdentity> identity_of(const fs::path& path) {
   return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
+namespace {
+// Only regular files can be overwritten by a job: a FIFO, a terminal or /dev/null may be read and
+// written by the same job (`-i /dev/stdin -o /dev/stdout`).
+std::optional<FileIdentity> regular_identity(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+bool exists_not_regular(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+}  // namespace
+
 void check_writes_apart(std::span<const JobFile> reads, std::span<const JobFile> writes) {
   std::map<FileIdentity, const JobFile*> read_ids;
   for (const JobFile& r : reads) {
     if (r.path.empty() || r.path == "-") continue;
-    if (auto id = identity_of(r.path)) read_ids.emplace(*id, &r);
+    if (auto id = regular_identity(r.path)) read_ids.emplace(*id, &r);
   }
   std::map<FileIdentity, const JobFile*> written_ids;
   std::map<fs::path, const JobFile*> new_files;  // writes that do not exist yet, by absolute name
   for (const JobFile& w : writes) {
-    if (w.path.empty() || w.path == "-") continue;
+    if (w.path.empty() || w.path == "-" || own_descriptor(w.path) >= 0 || exists_not_regular(w.path)) continue;
     const JobFile* other = nullptr;
-    if (auto id = identity_of(w.path)) {
+    if (auto id = regular_identity(w.path)) {
       if (auto it = read_ids.find(*id); it != read_ids.end()) {
         const std::string same = it->second->path == w.path ? "" : " (" + printable(it->second->path.string()) + ")";
         throw Error(ErrorCategory::usage, printable(w.path.string()) + ": " + w.role + " would overwrite " +

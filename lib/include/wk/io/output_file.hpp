@@ -6,8 +6,9 @@
 //    A crash or SIGKILL leaves nothing behind; where the file system has no O_TMPFILE, the
 //    temporary is named ".NAME.wk-PID-XXXXXX" and a later writer removes those of dead processes;
 //  - a symbolic link is followed: its final target is replaced and the link stays a link;
-//  - a FIFO or character device (/dev/stdout, /dev/null, a pipe) is written in place;
-//  - "-" is standard output.
+//  - a FIFO or character device (/dev/null, a terminal) is written in place;
+//  - "-", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the process's own open
+//    descriptors (a shell's `> f`, `>> f`, `| cmd`, `>(cmd)`): written through them, never replaced.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -81,7 +82,9 @@ struct JobFile {
   std::filesystem::path path;
 };
 // Throws wk::Error{usage} when a file the job writes is one it reads (the same device and inode,
-// links followed), or when two writes name the same file. "-" and missing inputs are passed over.
+// links followed), or when two writes name the same file. Only regular files count: "-", the
+// process's own descriptors, FIFOs and devices (which a job may read and write), and missing
+// inputs are passed over.
 void check_writes_apart(std::span<const JobFile> reads, std::span<const JobFile> writes);
 
 // Device and inode of what `path` names (links followed); nullopt when it does not exist.
