@@ -273,11 +273,27 @@ def case_killed(r):
     # temporary file, a message from rank 0.
     with open(os.path.join(w, "pw.txt"), "w") as f:
         f.write("".join("password-%d\n" % i for i in range(300)))
-    # Killed once rank 0 has made its temporary output (".hashes.txt.wk-XXXXXX"), i.e. once it handles
-    # SIGTERM: killed earlier (a loaded machine, MPI still starting), mpirun's SIGTERM ended rank 0
-    # before its handler existed, without its message (seen in CI under the fuzzers' load).
+    # Killed once rank 0 has opened its output's temporary file, i.e. once it handles SIGTERM:
+    # killed earlier (a loaded machine, MPI still starting), mpirun's SIGTERM ended rank 0 before its
+    # handler existed, without its message (seen in CI under the fuzzers' load). The temporary file
+    # has no name (O_TMPFILE): it shows as "W/#INODE (deleted)" among rank 0's descriptors (or, on a
+    # file system without O_TMPFILE, as ".hashes.txt.wk-PID-XXXXXX" in W).
     def rank0_hashing():
-        return any(n.startswith(".hashes.txt.wk-") for n in os.listdir(w))
+        if any(n.startswith(".hashes.txt.wk-") for n in os.listdir(w)):
+            return True
+        for pid in rank_pids(0, "hashes.txt"):
+            try:
+                fds = os.listdir("/proc/%d/fd" % pid)
+            except OSError:
+                continue
+            for fd in fds:
+                try:
+                    target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+                except OSError:
+                    continue
+                if target.startswith(os.path.join(os.path.realpath(w), "#")) and target.endswith("(deleted)"):
+                    return True
+        return False
 
     killed, rc, log = run_and_kill_rank_1(r, [r.a.hash, "hash", "--method", "bcrypt", "--cost", "10", "--device", "cpu",
                                               "-i", "pw.txt", "-o", "hashes.txt"], "hashes.txt", rank0_hashing, 0.02)

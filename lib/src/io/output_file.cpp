@@ -81,7 +81,7 @@ fs::path resolve_links(const fs::path& path) {
   for (int hop = 0;; ++hop) {
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
-      if (errno == ENOENT) return p;
+      if (errno == ENOENT || errno == ENOTDIR) return p;  // to be made (creating its folder says what is wrong)
       throw_at(ErrorCategory::io, path, "cannot look at " + printable(p.string()) + ": " + errno_text(errno));
     }
     if (!S_ISLNK(st.st_mode)) return p;
@@ -285,7 +285,13 @@ void check_writes_apart(std::span<const JobFile> reads, std::span<const JobFile>
       if (!fresh) other = it->second;
     } else {
       std::error_code ec;
-      fs::path abs = fs::absolute(resolve_links(w.path), ec).lexically_normal();
+      fs::path resolved = w.path;
+      try {
+        resolved = resolve_links(w.path);
+      } catch (const Error&) {
+        // unreadable on the way (a file where a folder should be): the write fails on its own
+      }
+      fs::path abs = fs::absolute(resolved, ec).lexically_normal();
       auto [it, fresh] = new_files.emplace(abs, &w);
       if (!fresh) other = it->second;
     }

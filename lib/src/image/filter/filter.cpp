@@ -28,27 +28,28 @@ std::string_view trim(std::string_view s) {
 }
 
 // One weight, the `index`-th of its row (from 1); `where` prefixes the message ("conv:[...]" or
-// "FILE:LINE"). Messages name the position, never the text: a kernel file named by mistake (a
-// password file, say) must not be echoed to the terminal.
-float parse_weight(std::string_view token, std::size_t index, const std::string& where) {
+// "FILE:LINE"). A kernel typed on the command line is quoted back (`quote`); one from a file is
+// not: the message names the position only, since a file named by mistake (a password file, say)
+// must not be echoed to the terminal.
+float parse_weight(std::string_view token, std::size_t index, const std::string& where, bool quote) {
   std::string_view t = token;
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   float v = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-    usage(where + ": weight " + std::to_string(index) + " of the row is not a number");
-  if (!std::isfinite(v)) usage(where + ": weight " + std::to_string(index) + " of the row is not finite");
+  const std::string which = quote ? "kernel weight '" + std::string(token) + "'" : "weight " + std::to_string(index) + " of the row";
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) usage(where + ": " + which + " is not a number");
+  if (!std::isfinite(v)) usage(where + ": " + which + " is not finite");
   return v;
 }
 
-std::vector<float> parse_row(std::string_view row, const std::string& where) {
+std::vector<float> parse_row(std::string_view row, const std::string& where, bool quote) {
   std::vector<float> values;
   std::size_t i = 0;
   while (i < row.size()) {
     while (i < row.size() && (row[i] == ' ' || row[i] == '\t' || row[i] == ',' || row[i] == '\r')) ++i;
     std::size_t j = i;
     while (j < row.size() && row[j] != ' ' && row[j] != '\t' && row[j] != ',' && row[j] != '\r') ++j;
-    if (j > i) values.push_back(parse_weight(row.substr(i, j - i), values.size() + 1, where));
+    if (j > i) values.push_back(parse_weight(row.substr(i, j - i), values.size() + 1, where, quote));
     i = j;
   }
   return values;
@@ -134,7 +135,7 @@ FilterKernel parse_kernel_text(std::string_view text, std::string_view what) {
   std::size_t start = 0;
   while (start <= t.size()) {
     const std::size_t end = std::min(t.find(';', start), t.size());
-    add_row(k, parse_row(t.substr(start, end - start), where), where);
+    add_row(k, parse_row(t.substr(start, end - start), where, true), where);
     start = end + 1;
   }
   check_kernel(k, where);
@@ -158,7 +159,7 @@ FilterKernel load_kernel_file(const std::filesystem::path& path) {
     const std::size_t nl = std::min(text.find('\n', start), text.size());
     const std::string where = io::printable(path.string()) + ":" + std::to_string(number);
     const std::string_view line = text.substr(start, nl - start);
-    add_row(k, parse_row(line.substr(0, line.find('#')), where), where);
+    add_row(k, parse_row(line.substr(0, line.find('#')), where, false), where);
     start = nl + 1;
   }
   check_kernel(k, io::printable(path.string()));
