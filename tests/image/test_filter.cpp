@@ -92,8 +92,8 @@ TEST_CASE("load_kernel_file: a row per line, comments, commas; errors name the f
   test::write_bytes(dir / "empty.txt", "# nothing here\n\n");
   CHECK(category_of([&] { image::load_kernel_file(dir / "empty.txt"); }) == ErrorCategory::usage);
   CHECK_THAT(message_of([&] { image::load_kernel_file(dir / "empty.txt"); }), Catch::Contains("empty kernel"));
-  test::write_bytes(dir / "bad.txt", "1 2\n3 x\n");
-  CHECK_THAT(message_of([&] { image::load_kernel_file(dir / "bad.txt"); }), Catch::Contains("bad.txt:2") && Catch::Contains("'x'"));
+  test::write_bytes(dir / "bad.txt", "1 2\n3 QZ\n");  // the text is not quoted back
+  CHECK_THAT(message_of([&] { image::load_kernel_file(dir / "bad.txt"); }), Catch::Contains("bad.txt:2") && Catch::Contains("weight 2") && !Catch::Contains("QZ"));
   test::write_bytes(dir / "ragged.txt", "1 2\n3\n");
   CHECK_THAT(message_of([&] { image::load_kernel_file(dir / "ragged.txt"); }), Catch::Contains("ragged.txt:2"));
   CHECK(category_of([&] { image::load_kernel_file(dir / "missing.txt"); }) == ErrorCategory::io);
