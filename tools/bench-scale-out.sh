@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale-out benchmark (issue 21): wk-hash (bcrypt cost 10, CPU path) and the wk-image folder job
+# Scale-out benchmark: wk-hash (bcrypt cost 10, CPU path) and the wk-image folder job
 # (CPU path) over 1, 2, 4, 8 mpirun ranks on one machine, wall clock from exec to exit.
 #
 #   tools/bench-scale-out.sh BUILD_DIR WORK_DIR [CORES]

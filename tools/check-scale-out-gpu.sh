@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale-out on a GPU machine (issue 21): N ranks sharing the node's GPU(s) against one process,
+# Scale-out on a GPU machine: N ranks sharing the node's GPU(s) against one process,
 # outputs compared byte for byte, wall clock from exec to exit.
 #
 #   tools/check-scale-out-gpu.sh BUILD_DIR WORK_DIR [RANKS]

@@ -8,10 +8,10 @@
 //   nvcc -O2 -std=c++17 tools/nvjpeg-decode-bound.cu -lnvjpeg -lcuda -o nvjpeg-decode-bound
 //   ./nvjpeg-decode-bound DIR [BATCHES=64,128] [PASSES=3]
 // WK_BOUND_LOAD=KIND:N runs N threads of other work on the same GPU while the decoder is timed,
-// each on its own stream, each step followed by a stream synchronize (docs/benchmarks.md, issue
-// 20, fifth and sixth passes): `api` (64 KB pinned uploads: CUDA calls, little data), `copy` (8 MB
+// each on its own stream, each step followed by a stream synchronize (docs/benchmarks.md,
+// "wk-image over a folder"): `api` (64 KB pinned uploads: CUDA calls, little data), `copy` (8 MB
 // pinned up, 1 MB down) or `kernel` (a copy kernel over 8 MB in device memory, 264 blocks of 512).
-// Knobs of the load (sixth pass): WK_BOUND_LOAD_BYTES (the buffer size), WK_BOUND_LOAD_BLOCKS
+// Knobs of the load: WK_BOUND_LOAD_BYTES (the buffer size), WK_BOUND_LOAD_BLOCKS
 // (the copy kernel's grid), WK_BOUND_GREEN=N (the load's streams in a green context of N SMs,
 // the decoder's stream in a green context of the remaining SMs, so that they share no SM).
 #include <cuda.h>

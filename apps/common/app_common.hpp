@@ -42,7 +42,7 @@ void keep_freed_buffers();
 // workers' streams beside nvJPEG's decoder): sets CUDA_DEVICE_MAX_CONNECTIONS=12, the number of
 // work queues (connections) the driver gives a context; its default is 8. Streams beyond the
 // queues share them, and one stream's work then waits behind another's. H100, 2026-11-26
-// (docs/benchmarks.md, issue 20, seventh pass): nvJPEG's hardware decode beside 4 threads of
+// (docs/benchmarks.md, "wk-image over a folder"): nvJPEG's hardware decode beside 4 threads of
 // kernels ran at 1155 img/s with 8 queues, 1354 with 12 (alone: 1360); wk-image's steady rate
 // over 3000 photos went from 1106-1143 to 1192-1263 img/s. More queues cost start-up, each about
 // 12-14 ms more to make the context and tear it down (a bare context: 0.33 s with 8, 0.49 s with

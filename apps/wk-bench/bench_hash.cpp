@@ -1,6 +1,6 @@
 // wk-bench hash: crypt(3) throughput per format and password class, every rung with --ladder,
 // against libxcrypt on all cores (measured in the same run) and hashcat's published figures for
-// the H100 (issue 5), plus file-to-file throughput of wk-hash itself.
+// the H100, plus file-to-file throughput of wk-hash itself.
 //
 // Classes (the number of hash blocks per round depends on password and salt length):
 //   S     7-byte passwords, 8-character salts (hashcat's own benchmark setting)
@@ -49,13 +49,13 @@ constexpr ClassSpec kClasses[] = {{"S", 7, 7, 8, 8}, {"R", 12, 12, 16, 8}, {"lon
 struct FormatSpec {
   Method method;
   std::size_t jobs;          // per timed batch: ~50-100 ms at the target rate on the H100
-  double hashcat_s_khs;      // hashcat 6.2.6 on the H100, class S (optimized kernels) [issue 5]
+  double hashcat_s_khs;      // hashcat 6.2.6 on the H100, class S (optimized kernels)
   double hashcat_r_khs;      // hashcat 6.2.6, class R (pure kernels)
   double target_s_khs, target_r_khs;
   // Lines for the file-to-file runs: ~4-5 s of kernel time, ~1 s for md5crypt (64 M lines, 2.3 GB
   // of output), so that the process's fixed start-up (CUDA context ~0.2 s, self-check) stays a
   // small share of the whole run the issue's targets measure (95 % of the kernel needs a start-up
-  // under 5 % of the run). Until issue 22: 2^21, 2^22, 2^24, 2^20 lines.
+  // under 5 % of the run).
   std::size_t file_jobs;
 };
 constexpr FormatSpec kFormats[] = {
@@ -312,7 +312,7 @@ void bench_file_to_file(cudaStream_t stream, int repeats) {
              "also frees the old file (not in 'met').\n"
              "wk-bench's own CUDA context stays open meanwhile (the driver stays up, as with persistence mode): lone runs "
              "on a machine without persistence mode may take longer.\n"
-             "targets (issue 22): md5crypt /dev/null >= 60 % of kernel, file >= 80 % of min(kernel, disk); "
+             "targets: md5crypt /dev/null >= 60 % of kernel, file >= 80 % of min(kernel, disk); "
              "other formats >= 95 % of kernel (file: of min(kernel, disk)).\n",
              runs, dir.string(), filesystem_name(dir));
   fmt::print("{:<12} {:>9} {:>6} {:>10} {:>10} | {:>10} {:>7} {:>10} | {:>10} {:>7} {:>8} {:>10} | {:>10} {:>8} | {}\n",
@@ -397,7 +397,7 @@ int bench_hash(const Options& o) {
              std::max(1u, std::thread::hardware_concurrency()), repeats);
   fmt::print("classes: S = 7-byte passwords, 8-char salts; R = 12-byte passwords, 16-char salts (8 for md5crypt);\n"
              "long = 33..64-byte passphrases; sha-crypt 5000 rounds, md5crypt 1000, bcrypt $2b$ cost 5.\n"
-             "x hashcat: hashcat 6.2.6 on the H100 (S: optimized kernels, R and long: pure kernels); x target: issue 5.\n\n");
+             "x hashcat: hashcat 6.2.6 on the H100 (S: optimized kernels, R and long: pure kernels);\nx target: the targets of docs/apod/hash.md.\n\n");
   if (!gpu && !sel.notice.empty()) fmt::print(stderr, "wk-bench: {}\n", sel.notice);
 
   std::vector<HashRow> rows;

@@ -29,7 +29,7 @@ int bench_sobel(const Options& o) {
       widen_pass(in, static_cast<std::int16_t*>(out), pitch, s);
     };
     b.roofline_name = "widen u8 -> s16";
-    b.roofline_target_pct = 98;  // issue 22
+    b.roofline_target_pct = 98;  // the target of docs/apod/sobel.md
 #if defined(WK_HAVE_NPP)
     b.npp = [](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
       npp_sobel_dx_s16(in.data, in.pitch_bytes, static_cast<std::int16_t*>(out), pitch, in.width, in.height, s);

@@ -44,7 +44,7 @@ void npp_rgb_to_gray(const std::uint8_t* d_src, std::size_t src_pitch, std::uint
 }
 
 }  // namespace wk::bench
-// ---- Peers of the image kernels of issue 3 (histogram, convolution family).
+// ---- Peers of the image kernels (histogram, convolution family).
 namespace wk::bench {
 
 namespace {
@@ -95,7 +95,7 @@ void NppHistogram::run(const std::uint8_t* d_src, std::size_t pitch, cudaStream_
 
 }  // namespace wk::bench
 
-// ---- Filter peers (issue 3): replicate border, whole image, 8-bit gray.
+// ---- Filter peers: replicate border, whole image, 8-bit gray.
 namespace wk::bench {
 
 namespace {

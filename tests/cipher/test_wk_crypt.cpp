@@ -1,6 +1,6 @@
 // wk-crypt end to end on the CPU backend: keygen, round trips of edge sizes in both modes, the
 // file formats, errors that name the file and leave no output, exit codes, --help's warnings;
-// what it never does to files (issue 40): replace a symbolic link or FIFO, write over its key or
+// what it never does to files (docs/file-safety.md): replace a symbolic link or FIFO, write over its key or
 // input, let a wrong key replace existing plaintext, leave a temporary after SIGKILL, wait on a
 // FIFO key, accept a key others can read without a word, quote key or file content.
 #include <catch2/catch.hpp>

@@ -33,7 +33,7 @@ struct ShaBatch {
 // A contiguous range of jobs computed by one kernel configuration. A launch covers the jobs
 // [first, last) of it (relative to begin): DeviceBatch splits each range into parts whose launch
 // sequences run on separate streams, so one part's next launch fills the SMs another part's last
-// warps leave idle (docs/apod/hash.md, "Tenth session").
+// warps leave idle (docs/apod/hash.md, "Where the kernels stand").
 struct ShaRange {
   int begin = 0, count = 0;
   int first = 0, last = 0;

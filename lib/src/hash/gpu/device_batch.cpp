@@ -52,7 +52,7 @@ constexpr std::uint32_t kDefaultRoundsPerLaunch = 1000;
 // scheduler favours the oldest warps, so the warps sharing an SM do not finish together, and the
 // last ones run with the SM half idle. With three sequences in flight the next launch of another
 // part fills those SMs. H100, sha512crypt class S: 883 -> 930 kH/s on 65536 jobs, 927 -> 958 on
-// 2^18 (a probe of the round kernel alone; docs/apod/hash.md, "Tenth session").
+// 2^18 (a probe of the round kernel alone; docs/apod/hash.md, "Where the kernels stand").
 // WK_LAUNCH_PARTS exists for that measurement (1: the single stream of before).
 #ifndef WK_LAUNCH_PARTS
 #define WK_LAUNCH_PARTS 3

@@ -39,7 +39,7 @@ namespace wk::image::detail {
 
 namespace {
 
-// ---- Tuning policy (plain data), swept on the H100 (docs/apod/sobel.md, "Fourteenth session"):
+// ---- Tuning policy (plain data), swept on the H100 (docs/apod/sobel.md, "Where it stands"):
 // 4-row warps run dx u8 -> s16 at 911-915 Gpx/s against 861 with 8 rows (2 or 4 rows, 2-8 warps
 // per block all measured 910-915): blocks half as long leave a shorter, more even tail on the SMs.
 using warp512::kChunkPx;
