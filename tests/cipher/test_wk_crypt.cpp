@@ -410,7 +410,11 @@ TEST_CASE("wk-crypt decrypt does not replace an existing output without --force:
   CHECK(hidden_entries(f.dir.path()).empty());
 }
 
-TEST_CASE("wk-crypt killed with SIGKILL mid-run leaves no temporary file and the previous output as it was", "[cli][wk-crypt][idea][files]") {
+TEST_CASE("wk-crypt killed with SIGKILL or hung up (SIGHUP) mid-run leaves no temporary file and the previous output as it was", "[cli][wk-crypt][idea][files]") {
+  // SIGKILL: nothing can run, so the temporary file must have no name; SIGHUP (a closed terminal):
+  // handled as SIGTERM, exit status 130.
+  const int sig = GENERATE(SIGKILL, SIGHUP);
+  CAPTURE(sig);
   Fixture f;
   // 256 MiB of zeros, sparse: read fast, encrypted in 1 MiB chunks for a second or more.
   const fs::path big = f.dir / "big.bin";
@@ -453,12 +457,18 @@ TEST_CASE("wk-crypt killed with SIGKILL mid-run leaves no temporary file and the
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
   if (!exited) {
-    ::kill(pid, SIGKILL);
+    ::kill(pid, sig);
     REQUIRE(::waitpid(pid, &status, 0) == pid);
   }
-  INFO("bytes written before the kill: " << written);
-  REQUIRE(WIFSIGNALED(status));  // killed mid-run, not finished before
-  CHECK(WTERMSIG(status) == SIGKILL);
+  INFO("bytes written before the signal: " << written);
+  REQUIRE_FALSE(exited);  // signalled mid-run, not finished before
+  if (sig == SIGKILL) {
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+  } else {
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+  }
   CHECK(hidden_entries(f.dir.path()).empty());
   CHECK(wk::test::read_bytes(out) == "previous output");
   CHECK(count_entries(f.dir.path()) == 3);  // key, big.bin, big.idea
