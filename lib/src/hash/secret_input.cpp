@@ -86,6 +86,11 @@ void SecretBuffer::clear() noexcept {
   size_ = capacity_ = used_ = 0;
 }
 
+void SecretBuffer::reset() noexcept {
+  if (data_) wipe_on_all_cores(data_, used_);
+  size_ = used_ = 0;
+}
+
 void SecretBuffer::truncate(std::size_t size) noexcept {
   if (size < size_) size_ = size;
 }
@@ -157,13 +162,20 @@ bool read_regular_file(int fd, std::size_t bytes, SecretBuffer& out, const std::
   return !short_read;
 }
 
-// Reads `fd` to its end, appending to `out`, each line cut to kMaxLineBytes + 1 bytes (the bytes
-// read past are wiped at once); a line running past kMaxLineRunBytes throws.
-class BoundedLineReader {
+}  // namespace
+
+// Reads a descriptor into SecretBuffers, each line cut to kKeptLine + 1 bytes (the bytes read past
+// are wiped at once); a line running past kMaxLineRunBytes throws. The buffer may change between
+// reads (LineReader hands out a block of lines and goes on in the next block's buffer): taken()
+// says what left the front of it.
+class LineReader::Bounded {
  public:
-  BoundedLineReader(SecretBuffer& out, const std::string& name) : out_(out), name_(name) {
-    // Reading on after what a regular file held at first: the open line starts after the last LF.
-    const std::string_view text = out_.view();
+  explicit Bounded(const std::string& name) : name_(name) {}
+
+  // Reading on after what `out` holds (what a regular file held at first): the open line starts
+  // after the last LF.
+  void resume(const SecretBuffer& out) {
+    const std::string_view text = out.view();
     const std::size_t nl = text.rfind('\n');
     line_start_ = nl == std::string_view::npos ? 0 : nl + 1;
     if (text.size() - line_start_ > kKeptLine) {
@@ -172,30 +184,39 @@ class BoundedLineReader {
     }
   }
 
-  void read_all(int fd) {
-    constexpr std::size_t kChunk = std::size_t(1) << 20;
-    for (;;) {
-      const std::size_t old = out_.size();
-      char* at = out_.extend(kChunk);
-      ssize_t n;
-      do n = ::read(fd, at, kChunk);
-      while (n < 0 && errno == EINTR);
-      if (n < 0) {
-        const int err = errno;
-        out_.truncate(old);
-        throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
-      }
-      take(old, old + std::size_t(n));
-      if (n == 0) return;
+  // Reads at most `bytes` from `fd` to the end of `out`, each line bounded; false at the end of
+  // the input.
+  bool read_some(int fd, SecretBuffer& out, std::size_t bytes) {
+    const std::size_t old = out.size();
+    char* at = out.extend(bytes);
+    ssize_t n;
+    do n = ::read(fd, at, bytes);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      const int err = errno;
+      out.truncate(old);
+      throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
     }
+    read_ += std::uint64_t(n);
+    take(out, old, old + std::size_t(n));
+    return n > 0;
   }
 
+  // The first `bytes` of the buffer, `lines` whole lines, were handed out; what follows them is
+  // the front of the next buffer.
+  void taken(std::size_t bytes, std::size_t lines) {
+    line_start_ -= bytes;
+    lines_before_ += lines;
+  }
+  std::uint64_t bytes_read() const noexcept { return read_; }
+
  private:
-  SecretBuffer& out_;
   const std::string& name_;
-  std::size_t line_start_ = 0;  // where the open line starts in what is kept
-  bool skipping_ = false;       // the open line is too long: its bytes are read past
-  std::size_t run_ = 0;         // while skipping: the open line's length so far
+  std::size_t line_start_ = 0;    // where the open line starts in what is kept
+  bool skipping_ = false;         // the open line is too long: its bytes are read past
+  std::size_t run_ = 0;           // while skipping: the open line's length so far
+  std::uint64_t read_ = 0;        // bytes read from the descriptor
+  std::size_t lines_before_ = 0;  // lines handed out before the buffer's front
 
   // A line keeps its bytes up to this many (its content and a CR); one longer keeps one more, and
   // split_lines then shows it longer than kMaxLineBytes whatever its last byte.
@@ -203,8 +224,8 @@ class BoundedLineReader {
 
   // New bytes [r, end) of the buffer: kept (moved down to w where bytes were dropped before) or
   // dropped. Short lines cost one memrchr per 64 KiB.
-  void take(std::size_t r, std::size_t end) {
-    char* const buf = out_.data();
+  void take(SecretBuffer& out, std::size_t r, std::size_t end) {
+    char* const buf = out.data();
     std::size_t w = r;
     auto keep = [&](std::size_t bytes) {
       if (w != r) std::memmove(buf + w, buf + r, bytes);
@@ -218,7 +239,7 @@ class BoundedLineReader {
         run_ += stop - r;
         r = stop;
         if (!nl) {
-          if (run_ > kMaxLineRunBytes) fail();
+          if (run_ > kMaxLineRunBytes) fail(out);
           break;
         }
         skipping_ = false;
@@ -242,42 +263,130 @@ class BoundedLineReader {
       }
     }
     if (w < end) OPENSSL_cleanse(buf + w, end - w);
-    out_.truncate(w);
+    out.truncate(w);
   }
 
-  [[noreturn]] void fail() {
-    const std::string_view kept = out_.view().substr(0, line_start_);
-    const std::size_t line = std::size_t(std::count(kept.begin(), kept.end(), '\n')) + 1;
+  [[noreturn]] void fail(const SecretBuffer& out) {
+    const std::string_view kept = out.view().substr(0, line_start_);
+    const std::size_t line = lines_before_ + std::size_t(std::count(kept.begin(), kept.end(), '\n')) + 1;
     throw Error(ErrorCategory::decode, name_ + ": line " + std::to_string(line) + ": longer than " +
                                            std::to_string(kMaxLineBytes) + " bytes, with no end of line in " +
                                            std::to_string(kMaxLineRunBytes >> 20) + " MiB; is this a list of lines?");
   }
 };
+
+namespace {
+constexpr std::size_t kReadChunk = std::size_t(1) << 20;
+
+// The input's name in messages and its descriptor: standard input when path is empty or "-".
+std::string input_name(const std::filesystem::path& path) {
+  return path.empty() || path == "-" ? std::string("standard input") : io::printable(path.string());
+}
+int open_input(const std::filesystem::path& path, const std::string& name) {
+  if (path.empty() || path == "-") return STDIN_FILENO;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error(ErrorCategory::io, name + ": cannot open: " + std::strerror(errno));
+  return fd;
+}
+// A regular file's size.
+std::optional<std::uint64_t> regular_size(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return std::uint64_t(st.st_size);
+  return std::nullopt;
+}
+
+// Line ends in text[scanned, size()) counted into `lines` until there are max_lines; `cut`: just
+// after the last one counted. A vectorized count per 64 KiB block; memchr only in the block where
+// max_lines is reached.
+void count_lines(std::string_view text, std::size_t& scanned, std::size_t& lines, std::size_t& cut,
+                 std::size_t max_lines) {
+  constexpr std::size_t kBlock = std::size_t(1) << 16;
+  while (scanned < text.size() && lines < max_lines) {
+    const char* const p = text.data() + scanned;
+    const std::size_t bytes = std::min(text.size() - scanned, kBlock);
+    const std::size_t ends = std::size_t(std::count(p, p + bytes, '\n'));
+    if (lines + ends <= max_lines) {
+      if (ends) cut = std::size_t(static_cast<const char*>(::memrchr(p, '\n', bytes)) - text.data()) + 1;
+      lines += ends;
+      scanned += bytes;
+      continue;
+    }
+    for (const char* q = p; lines < max_lines; ++lines) {
+      q = static_cast<const char*>(std::memchr(q, '\n', std::size_t(p + bytes - q))) + 1;
+      cut = std::size_t(q - text.data());
+    }
+    scanned = cut;
+  }
+}
 }  // namespace
 
+LineReader::LineReader(const std::filesystem::path& path) : name_(input_name(path)) {
+  fd_ = open_input(path, name_);
+  own_fd_ = fd_ != STDIN_FILENO;
+  size_ = regular_size(fd_);
+  bounded_ = std::make_unique<Bounded>(name_);
+}
+
+LineReader::LineReader(int fd, std::string name)
+    : fd_(fd), name_(std::move(name)), size_(regular_size(fd)), bounded_(std::make_unique<Bounded>(name_)) {}
+
+LineReader::~LineReader() {
+  if (own_fd_) ::close(fd_);
+}
+
+std::uint64_t LineReader::consumed() const noexcept { return bounded_->bytes_read() - rest_.size(); }
+
+std::size_t LineReader::next(SecretBuffer& out, std::size_t max_lines, std::size_t max_bytes) {
+  max_lines = std::max<std::size_t>(max_lines, 1);
+  out.reset();
+  out.append(rest_.data(), rest_.size());
+  rest_.reset();
+  std::size_t lines = 0, scanned = 0, cut = 0;  // whole lines in out[0, cut); bytes counted
+  for (;;) {
+    count_lines(out.view(), scanned, lines, cut, max_lines);
+    if (lines == max_lines || (lines > 0 && out.size() >= max_bytes)) break;
+    if (end_) {
+      if (cut < out.size()) {  // the last line, with no end of line
+        ++lines;
+        cut = out.size();
+      }
+      break;
+    }
+    const std::size_t want = out.size() < max_bytes ? std::min(kReadChunk, max_bytes - out.size()) : kReadChunk;
+    end_ = !bounded_->read_some(fd_, out, want);
+  }
+  // What was read past the last line waits for the next call.
+  if (cut < out.size()) {
+    rest_.append(out.data() + cut, out.size() - cut);
+    wipe(out.data() + cut, out.size() - cut);
+    out.truncate(cut);
+  }
+  bounded_->taken(cut, lines);
+  return lines;
+}
+
 SecretBuffer read_secret_input(const std::filesystem::path& path) {
-  const bool use_stdin = path.empty() || path == "-";
-  const std::string name = use_stdin ? "standard input" : io::printable(path.string());
-  const int fd = use_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw Error(ErrorCategory::io, name + ": cannot open: " + std::strerror(errno));
+  const std::string name = input_name(path);
+  const int fd = open_input(path, name);
   struct Closer {
     int fd;
-    bool own;
     ~Closer() {
-      if (own) ::close(fd);
+      if (fd != STDIN_FILENO) ::close(fd);
     }
-  } closer{fd, !use_stdin};
+  } closer{fd};
   SecretBuffer out;
   // A regular file's size is known: one allocation, no regrowth, read on all cores; the loop
   // below then reads what it may have grown by since.
-  struct stat st {};
-  if (!use_stdin && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    out.reserve(std::size_t(st.st_size) + 1);
-    if (!read_regular_file(fd, std::size_t(st.st_size), out, name)) out.clear();
+  if (const auto size = regular_size(fd); fd != STDIN_FILENO && size && *size > 0) {
+    out.reserve(std::size_t(*size) + 1);
+    if (!read_regular_file(fd, std::size_t(*size), out, name)) out.clear();
     if (::lseek(fd, off_t(out.size()), SEEK_SET) < 0)
       throw Error(ErrorCategory::io, name + ": cannot seek: " + std::strerror(errno));
   }
-  BoundedLineReader(out, name).read_all(fd);
+  LineReader::Bounded bounded(name);
+  bounded.resume(out);
+  while (bounded.read_some(fd, out, kReadChunk)) {
+  }
   return out;
 }
 

@@ -1,10 +1,13 @@
 #pragma once
-// Password input for wk-hash: whole inputs read into memory that is wiped (OPENSSL_cleanse)
-// whenever it is released, kept out of core dumps (MADV_DONTDUMP), and split into lines without
-// copying. Lines are bounded: see kMaxLineBytes.
+// Password input for wk-hash: inputs read whole or a block of lines at a time into memory that is
+// wiped (OPENSSL_cleanse) whenever it is released or reused, kept out of core dumps
+// (MADV_DONTDUMP), and split into lines without copying. Lines are bounded: see kMaxLineBytes.
 #include <cstddef>
 #include <cstdio>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +34,7 @@ class SecretBuffer {
   void reserve(std::size_t capacity);  // at least this many bytes, without regrowing later
   void truncate(std::size_t size) noexcept;  // the first `size` bytes stay (size <= size())
   void clear() noexcept;  // wipes and frees
+  void reset() noexcept;  // wipes and empties, keeping the pages for what comes next
   const char* data() const noexcept { return data_; }
   char* data() noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
@@ -55,6 +59,42 @@ inline constexpr std::size_t kMaxLineRunBytes = std::size_t(16) << 20;
 // past kMaxLineRunBytes throws wk::Error{decode} ("line N: longer than ..."). Throws wk::Error{io}
 // naming the file and the reason when it cannot be read.
 SecretBuffer read_secret_input(const std::filesystem::path& path);
+
+// An input read a block of whole lines at a time (the line engine's streamed input), with the
+// bounds read_secret_input keeps for a pipe: each line keeps at most its first kMaxLineBytes + 2
+// bytes, and a line running past kMaxLineRunBytes throws wk::Error{decode} ("NAME: line N: longer
+// than ..."). Memory: the block handed out and what was read past its last line (one read of at
+// most 1 MiB, or the start of a long line).
+class LineReader {
+ public:
+  // Empty or "-": standard input. Throws wk::Error{io} naming the file when it cannot be opened.
+  explicit LineReader(const std::filesystem::path& path);
+  // An open descriptor, left open; `name` is what messages call it.
+  LineReader(int fd, std::string name);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Replaces what `out` holds (wiped first) with the next lines of the input: at most max_lines
+  // (>= 1) of them, and no more once they reach max_bytes bytes (one line at least). Returns how
+  // many: 0 at the end of the input. The last line of the input needs no end of line.
+  std::size_t next(SecretBuffer& out, std::size_t max_lines, std::size_t max_bytes);
+  // Input bytes behind the lines handed out so far (those read past in long lines included).
+  std::uint64_t consumed() const noexcept;
+  // A regular file's size when it was opened.
+  std::optional<std::uint64_t> size() const noexcept { return size_; }
+  const std::string& name() const noexcept { return name_; }
+
+ private:
+  class Bounded;
+  friend SecretBuffer read_secret_input(const std::filesystem::path& path);
+  int fd_ = -1;
+  bool own_fd_ = false, end_ = false;
+  std::string name_;
+  std::optional<std::uint64_t> size_;
+  SecretBuffer rest_;  // read past the last line handed out
+  std::unique_ptr<Bounded> bounded_;
+};
 
 // Empty when `line` (one of split_lines) may be processed, else why not -- its length against
 // kMaxLineBytes, never its bytes.

@@ -1,0 +1,75 @@
+// wk-hash's help text: the footer of `wk-hash --help` and of `wk-hash audit --help`.
+#include "wk_hash.hpp"
+
+namespace wk::hash_app {
+
+const char* const kFooter = R"(What each subcommand reads and writes:
+  hash     one password per line in, one crypt string per line out (fresh random salts)
+  crypt    SETTING<TAB>PASSWORD per line in, the crypt string for that exact setting out
+  verify   HASH<TAB>PASSWORD per line in, "line N: OK" or "line N: MISMATCH" out
+  audit    --hashes FILE (user:hash[:...] lines) --wordlist FILE: accounts that need no password
+           (an empty password field) and accounts whose password is in the word list
+
+Examples:
+  wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt
+  wk-hash hash --method bcrypt --cost 10 --users -i users.txt | chpasswd -e
+  wk-hash hash --method sha256crypt --rounds 10000 --json < passwords.txt
+  printf '$6$saltsalt\tsecret\n' | wk-hash crypt
+  wk-hash verify -i pairs.tsv && echo "all passwords match"
+  wk-hash audit --hashes /etc/shadow --wordlist common-passwords.txt
+  wk-hash verify --device cpu -i pairs.tsv      libxcrypt on all cores, no GPU
+
+Formats:
+  md5crypt ($1$), sha256crypt ($5$), sha512crypt ($6$, optional rounds=N) and bcrypt ($2b$,
+  $2a$, $2y$, and $2x$ for verifying old hashes) run on the GPU; every other method libxcrypt
+  knows (yescrypt $y$, scrypt $7$, descrypt, ...) runs on the CPU through libxcrypt, in the
+  crypt, verify and audit subcommands. Output is byte-identical to libxcrypt's crypt_rn.
+  Defaults are libxcrypt's: 5000 rounds for sha-crypt (rounds=N is written only when --rounds
+  is given), cost 5 for bcrypt.
+
+Input:
+  Standard input unless -i FILE; standard output unless -o FILE. An -o file is written to a
+  temporary file in its folder and renamed into place when complete (through a symbolic link:
+  its target is replaced, the link stays); a FIFO or device (/dev/stdout, /dev/null) is written
+  in place. No output may be a file the job reads (-i, --hashes, --wordlist, or standard input
+  redirected from it; links followed): that is a usage error before any work.
+  Lines end in LF or CRLF (one CR before the LF is removed); the final newline is optional; an
+  empty line is an empty password. A password is 0..511 bytes of anything but NUL. crypt and
+  verify split each line at its first TAB, so passwords may contain TABs; hash --users splits at
+  the first ':'. A line may be at most 65536 bytes long: a longer one is an error of its own
+  (only its first 64 KiB are kept in memory), and an input with no end of line within 16 MiB
+  (such as /dev/zero) is no list of lines: the job ends with exit status 1. The input is read
+  as it is hashed, a few slices of 2^18 lines at a time: memory stays bounded whatever its size.
+
+Errors:
+  A malformed line (no TAB, a password over 511 bytes, a setting libxcrypt rejects, a line over
+  65536 bytes, ...) is reported on standard error as "line N: reason" -- never with the line's
+  bytes (a position at most) -- and skipped; the other lines are still processed. Output lines
+  stay in input order. An input with no lines is said in a notice (hash, crypt) or is an error
+  (verify, audit: no password was checked).
+
+--json:
+  JSON Lines on the output instead of text, one object per input line:
+    hash, crypt:  {"line":N,"hash":"$6$..."} (+ "user" with --users) or {"line":N,"error":"..."}
+    verify:       {"line":N,"status":"OK"|"MISMATCH"|"ERROR"} (+ "error")
+    audit:        {"user":"...","line":N,"finding":"no password set"|"password in the word list"}
+                  (+ "password" with --show-passwords)
+
+Many machines (MPI):
+  mpirun -np N wk-hash hash|crypt|verify|audit ... (or srun) splits the lines (audit: the word
+  list) into chunks dealt on demand over N ranks; rank 0 writes the one output in input order.
+  The input must be a file every rank can read (-i FILE); each rank reads it whole.
+  docs/scale-out.md.
+
+Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
+(verify: or some password did not match; verify, audit: nothing was checked), 2 usage error, 130
+interrupted (Ctrl-C, SIGTERM, SIGHUP: an -o file is left as it was, no temporary file remains).)";
+
+const char* const kAuditFooter =
+    "Every word is tried against every hash with that hash's own salt and cost. An empty password\n"
+    "field means no password is needed (shadow(5)): such accounts are listed first, as \"no\n"
+    "password set\". Accounts with '*' or '!...' (disabled or locked) are skipped. Exit status 1\n"
+    "also when nothing was audited (no account, or no word for the hashes). Example:\n"
+    "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt";
+
+}  // namespace wk::hash_app

@@ -1,0 +1,73 @@
+#pragma once
+// What wk-hash's source files share: the options every subcommand has, the crypt engine started
+// beside the input, where messages and output go in a distributed run.
+#include <nlohmann/json.hpp>
+
+#include <future>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app_common.hpp"
+#include "output_sink.hpp"
+#include "wk/hash/crypt.hpp"
+#include "wk/io/output_file.hpp"
+
+namespace wk::hash_app {
+
+inline constexpr const char* kProg = "wk-hash";
+
+extern const char* const kFooter;       // wk-hash --help (help.cpp)
+extern const char* const kAuditFooter;  // wk-hash audit --help
+
+struct Common {
+  std::string input, output, device = "auto";
+  bool json = false, quiet = false;
+};
+void add_common(CLI::App& sub, Common& c, bool with_input = true);
+
+inline std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// The engine, chosen and started on a helper thread: the GPU probe creates the CUDA context
+// (~0.2 s on the H100 machine) while the input is read and split and the first slices are built.
+// `expected`: the one method of every job, when the subcommand knows it (hash --method): the
+// engine's start-up self-check then covers it only.
+class EngineStart {
+ public:
+  explicit EngineStart(const Common& c, std::optional<hash::Method> expected = std::nullopt);
+  // The process ends with _exit (main): the engine -- its pinned buffers, streams, the CUDA
+  // context -- is left to the OS instead of being freed piece by piece (~0.1 s at the end of a
+  // big run). Its buffers were wiped as their batches ended; the device's wipes still queued are
+  // waited for. WK_CLEAN_EXIT=1 destroys it here (leak checks).
+  ~EngineStart();
+  EngineStart(const EngineStart&) = delete;
+  EngineStart& operator=(const EngineStart&) = delete;
+  // Waits for it; rethrows what the choice threw (--device gpu without a GPU: a usage error).
+  // Safe from several threads (each waits on its own copy of the shared future).
+  hash::CryptEngine& get() const {
+    const auto ready = pending_;
+    return *ready.get();
+  }
+
+ private:
+  std::shared_future<std::shared_ptr<hash::CryptEngine>> pending_;
+};
+
+// Distributed runs (mpirun -np N wk-hash ...): rank 0 alone speaks and writes.
+// The summary line: rank 0's only.
+void summary(const Common& c, const std::string& text);
+// The output this rank writes: the -o file or standard output on rank 0; other ranks write none
+// (a sink that is never written or committed: "-" is standard output, which they leave alone).
+std::string here_output(const Common& c);
+void commit_here(app::OutputSink& sink);
+// ", N ranks" in a distributed run.
+std::string ranks_note();
+// A usage error before any work when the output is one of the files the job reads.
+void check_files(const Common& c, std::initializer_list<io::JobFile> reads);
+
+int cmd_audit(const Common& c, const std::string& hashes_path, const std::string& wordlist_path, bool show_passwords);
+
+}  // namespace wk::hash_app
