@@ -49,9 +49,8 @@ if(NOT _wk_nvjpeg_mode STREQUAL "OFF")
 endif()
 message(STATUS "warpkit: nvJPEG decode: ${WK_HAVE_NVJPEG}")
 
-# libxcrypt (crypt_rn) for the password-hashing CPU path and reference.
-find_library(WK_LIBCRYPT crypt)
-find_path(WK_LIBCRYPT_INCLUDE crypt.h)
+# libxcrypt (crypt_rn) for the password-hashing CPU path and reference: warpkit::libcrypt.
+include(${CMAKE_CURRENT_LIST_DIR}/warpkit_libcrypt.cmake)
 
 # ---- libgcrypt (optional): the reference IDEA for the agreement tests of wk-crypt (ECB and CTR).
 # Debian CI has libgcrypt20-dev; the GPU machine has no headers, and then those tests are not
