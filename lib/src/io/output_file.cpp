@@ -5,9 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/rand.h>
+#include <sys/random.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <map>
@@ -34,7 +35,7 @@ constexpr int kMaxLinkHops = 40;  // as the kernel's own limit (ELOOP)
 std::string temporary_name(const fs::path& target) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   unsigned char r[6];
-  if (RAND_bytes(r, sizeof r) != 1)
+  if (::getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r))  // names only need to differ
     for (unsigned char& b : r) b = static_cast<unsigned char>(std::rand());
   std::string name = "." + target.filename().string() + ".wk-" + std::to_string(::getpid()) + "-";
   for (unsigned char b : r) name += kAlphabet[b % 62];
