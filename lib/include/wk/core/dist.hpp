@@ -1,9 +1,10 @@
 #pragma once
 // Scale-out over processes started by an MPI launcher (Open MPI's mpirun, Slurm's srun): one rank
 // per process; rank 0 deals chunks of the work on demand (a slow rank simply asks less often) and
-// collects what each chunk produced. A build without MPI (WARPKIT_MPI OFF), or a process started
-// without a launcher, is a world of one rank: the same code then runs everything locally, with no
-// MPI call at all.
+// collects what each chunk produced. MPI is linked by the apps only (wk_dist_mpi in
+// apps/CMakeLists.txt builds this file with MPI into them); the installed library, a build without
+// MPI (WARPKIT_MPI OFF) and a process started without a launcher are a world of one rank: the same
+// code then runs everything locally, with no MPI call at all.
 //
 // Threads: MPI runs with MPI_THREAD_MULTIPLE; a ChunkDealer may be used from any thread. Waiting
 // ranks poll (MPI_Test, then a short sleep) instead of spinning on a core, so the cores stay with
