@@ -125,10 +125,15 @@ Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage er
 
 std::atomic<bool> g_stop{false};
 
-// The --report file, written atomically.
-void write_report(const std::string& report, const pipeline::JobResult& result, const pipeline::FolderJobOptions& job) {
-  const std::string json = pipeline::report_json(result, job);
-  io::write_output(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
+// A usage error about a field of FolderJobOptions, with this app's flag in the field's place.
+std::string with_flag(const pipeline::OptionError& e) {
+  static const std::map<std::string, std::string> kFlags{
+      {"max_pixels", "--max-pixels"}, {"outdir", "-o"}, {"jpeg_batch", "--jpeg-batch"},
+      {"jpeg_decoder", "--jpeg-decoder"}, {"jpeg_encoder", "--jpeg-encoder"}, {"gpus", "--gpus"}};
+  const std::string what = e.what();
+  const auto it = kFlags.find(e.option());
+  if (it == kFlags.end() || what.rfind(e.option(), 0) != 0) return what;
+  return it->second + what.substr(e.option().size());
 }
 
 // The end of a job, alone or as rank 0 of several: the listing errors, the report, the summary
@@ -137,7 +142,7 @@ int finish_job(const pipeline::JobResult& result, const pipeline::FolderJobOptio
                bool quiet, const std::string& where) {
   for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
   const pipeline::JobTotals& t = result.totals;
-  if (!report.empty()) write_report(report, result, job);
+  if (!report.empty()) pipeline::write_report(report, result, job);
   const std::size_t failed = t.failed + result.scan_errors.size();
   if (t.files == 0 && failed == 0) {
     wk::app::print_error(kProg, "no image files found in the inputs");
@@ -315,7 +320,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
         std::string error;
         if (!report.empty() && (changed || g_stop)) {
           try {
-            write_report(report, report_now(false), job);
+            pipeline::write_report(report, report_now(false), job);
           } catch (const std::exception& e) {
             error = e.what();
             wk::app::print_error(kProg, "report: " + error);
@@ -491,13 +496,20 @@ int main(int argc, char** argv) {
     if (parse_device_choice(device) == DeviceChoice::automatic) {
       job.backend = Backend::gpu;
       job.start_on_cpu = true;
-      job.wait_for_gpu_startup = wk::app::clean_exit_wanted();  // else main() ends with _exit
+      // exit_now below does not wait for a GPU start-up still running; a clean exit waits here.
+      job.wait_for_gpu_startup = wk::app::clean_exit_wanted();
     } else {
       sel = wk::app::choose_backend(kProg, device, quiet);
       job.backend = sel.backend;
     }
     wk::app::install_interrupt_handlers(&g_stop);
-    if (dist::world().distributed()) return run_distributed(job, report, quiet);
+    if (dist::world().distributed()) {
+      try {
+        return run_distributed(job, report, quiet);
+      } catch (const pipeline::OptionError& e) {
+        throw Error(ErrorCategory::usage, with_flag(e));
+      }
+    }
 
     std::unique_ptr<wk::app::Progress> progress;
     double megapixels = 0;
@@ -510,7 +522,12 @@ int main(int argc, char** argv) {
     };
     cb.on_notice = [&](const std::string& msg) { if (!quiet) wk::app::print_notice(kProg, msg); };
 
-    const pipeline::JobResult result = pipeline::run_folder_job(job, &g_stop, cb);
+    pipeline::JobResult result;
+    try {
+      result = pipeline::run_folder_job(job, &g_stop, cb);
+    } catch (const pipeline::OptionError& e) {
+      throw Error(ErrorCategory::usage, with_flag(e));
+    }
     if (progress) progress->finish();
     // Where the files ran: one device, or (auto) the GPU after the CPU took the first ones.
     const pipeline::GpuSummary& g = result.gpu;
@@ -529,6 +546,7 @@ int main(int argc, char** argv) {
   });
   // No teardown: every output and the report are renamed into place and what was printed is
   // flushed; destroying the CUDA context and nvJPEG handles (~0.35 s on the H100) would only
-  // delay the exit, and with --device auto the GPU start-up may still be running.
+  // delay the exit, and a normal exit would first wait for a GPU start-up still running
+  // (--device auto, FolderJobOptions::wait_for_gpu_startup).
   wk::app::end_world(code);
 }

@@ -259,3 +259,32 @@ TEST_CASE("Pipeline::run on the CPU never writes its input and returns an image 
     REQUIRE(cv::norm(in, before, cv::NORM_INF) == 0);
   }
 }
+
+TEST_CASE("run_folder_job start_on_cpu, not waiting for the GPU start-up: every file done, the caller goes on",
+          "[pipeline]") {
+  // Without a GPU the start-up fails at once; with one it goes on in the background after the job
+  // (it owns what it made). Either way every file is done, and the process exits normally later.
+  test::TempDir dir;
+  fs::create_directories(dir / "in");
+  for (int i = 0; i < 6; ++i) cv::imwrite((dir / "in" / ("p" + std::to_string(i) + ".png")).string(), test::random_image(20, 10, 3, i));
+  const test::ScopedEnv start_gpu("WK_CPU_START_FILES", "2");  // always starts the GPU
+  pipeline::FolderJobOptions opt;
+  opt.pipeline_text = "gray";
+  opt.inputs = {(dir / "in").string()};
+  opt.outdir = dir / "out";
+  opt.threads = 2;
+  opt.backend = Backend::gpu;
+  opt.start_on_cpu = true;
+  opt.wait_for_gpu_startup = false;
+  for (int run = 0; run < 2; ++run) {
+    const auto res = pipeline::run_folder_job(opt);
+    REQUIRE(res.records.size() == 6);
+    for (const auto& r : res.records) {
+      INFO(r.path << ": " << r.error);
+      CHECK(r.status == pipeline::FileStatus::ok);
+      CHECK(fs::exists(r.output));
+    }
+    CHECK(res.gpu.files_cpu + res.gpu.files_gpu == 6);
+    CHECK(res.gpu.not_used.empty() == (res.gpu.files_gpu > 0));
+  }
+}

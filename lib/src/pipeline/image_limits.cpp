@@ -47,7 +47,7 @@ Dims probe_jpeg(std::span<const std::uint8_t> b) {
     if (m == 0xDA) return std::nullopt;  // scan data before any frame header
     // A length below 2 (the length field counts itself): libjpeg skips no data after it and goes
     // on looking for the next marker, so the probe does too (found by fuzz_image_decode: an APP1
-    // of length 0 hid a 21580x24931 frame from --max-pixels).
+    // of length 0 hid a 21580x24931 frame from the pixel limit).
     i += len < 2 ? 4 : 2 + len;
   }
   return std::nullopt;

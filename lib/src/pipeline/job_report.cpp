@@ -1,4 +1,4 @@
-// The folder job's --report JSON: written at the end of a run, read back by --resume. Kept apart
+// The folder job's report JSON: written at the end of a run, read back by resume_report. Kept apart
 // from the job itself so the reader can be fuzzed without the GPU pipeline (tests/fuzz).
 #include <nlohmann/json.hpp>
 
@@ -10,6 +10,7 @@
 #include "wk/core/error.hpp"
 #include "wk/image/filter.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/output_file.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
 namespace fs = std::filesystem;
@@ -20,7 +21,7 @@ namespace {
 
 // File names are bytes on Linux, JSON strings are UTF-8. A name that is not UTF-8 is written
 // twice: "path" with U+FFFD for the bad bytes (for people and jq), and "path_hex" exactly (for
-// --resume), so the report can always be written and read back.
+// resume_report), so the report can always be written and read back.
 bool is_utf8(const std::string& s) {
   try {
     (void)nlohmann::json(s).dump();
@@ -149,6 +150,11 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
     if (!g.decode_warm_up.empty()) j["gpu"]["decode_warm_up"] = g.decode_warm_up;
   }
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void write_report(const fs::path& report, const JobResult& result, const FolderJobOptions& options) {
+  const std::string json = report_json(result, options);
+  io::write_output(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
 }
 
 std::string job_settings(const FolderJobOptions& opt) {

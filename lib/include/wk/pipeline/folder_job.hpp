@@ -16,9 +16,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wk/core/backend.hpp"
+#include "wk/core/error.hpp"
 #include "wk/image/pipeline.hpp"
 #include "wk/io/files.hpp"
 #include "wk/io/image_codec.hpp"
@@ -49,23 +51,26 @@ struct FolderJobOptions {
   std::string format;                   // output extension ("png", "jpg"); empty: the input's
   io::EncodeOptions encode;
   bool skip_existing = false;           // leave existing outputs untouched
-  std::filesystem::path resume_report;  // skip inputs this earlier report lists as ok
+  std::filesystem::path resume_report;  // skip inputs this earlier report lists as done
   int threads = 0;                      // workers; 0: one per core
   long long max_pixels = 1LL << 28;     // per image (268 Mpx); guards against decompression bombs
   JpegDecoder jpeg_decoder = JpegDecoder::auto_select;
   JpegEncoder jpeg_encoder = JpegEncoder::auto_select;
   int jpeg_batch = 64;                  // nvJPEG: the most JPEGs per batched decode call (per GPU)
-  // GPU backend only (wk-image --device auto): begin on the CPU while the GPU starts. The CUDA
-  // context, the nvJPEG handles, a first decode and the kernels start on a background thread;
-  // until they are ready the workers take whole files on the CPU (OpenCV codecs, CPU operations:
-  // outputs bit-identical to Backend::cpu), then each hands over to the GPU after its file in
-  // hand. No usable GPU: the whole job runs on the CPU, and on_notice says why. A job that ends
+  // GPU backend only: begin on the CPU while the GPU starts. The CUDA context, the nvJPEG
+  // handles, a first decode and the kernels start on a background thread; until they are ready
+  // the workers take whole files on the CPU (OpenCV codecs, CPU operations: outputs bit-identical
+  // to Backend::cpu), then each hands over to the GPU after its file in hand. No usable GPU: the whole job runs on the CPU, and on_notice says why. A job that ends
   // before the GPU is ready never waits for it (one small file costs what it costs on the CPU).
   bool start_on_cpu = false;
-  // start_on_cpu: whether run_folder_job, before it returns, waits for a GPU start-up still in
-  // progress. true: the process may go on and exit normally. false (wk-image, which ends with
-  // _exit: no teardown): the start-up thread is left running, so the caller must not touch CUDA
-  // again and must end the process with _exit or quick_exit, not exit().
+  // start_on_cpu: whether run_folder_job waits, before it returns, for a GPU start-up still in
+  // progress (the result's GpuSummary then says when the GPU was ready, and what the start-up made
+  // is released before it returns). false: it returns without waiting; the start-up goes on, on a
+  // thread of its own that owns what it made and releases it when it ends. Either way the caller
+  // may go on, and the process may exit normally (an exit handler of the library first waits for
+  // such a start-up to end: up to about a second) or at once with _exit or quick_exit (every
+  // output is complete when run_folder_job returns; nothing else is left to write). false saves
+  // that wait in a process that ends quickly after the job.
   bool wait_for_gpu_startup = true;
   // This process's share of the GPUs when several processes share a node (MPI ranks: index = the
   // node-local rank, count = ranks on the node). With `gpus` empty, the process takes the visible
@@ -103,7 +108,7 @@ struct FileRecord {
   std::string decoder;  // "opencv", "nvjpeg-hw" (hardware JPEG decoder), "nvjpeg"; "" when not decoded
   std::string encoder;  // "opencv", "nvjpeg"; "" when not encoded
   double finished_s = 0;  // when the file was done, in seconds from the start of the job
-  // The input as it was read (for --resume: a changed input is done again); 0: unknown.
+  // The input as it was read (for a resumed job: a changed input is done again); 0: unknown.
   std::uint64_t input_bytes = 0;
   std::int64_t input_mtime_ns = 0;
 };
@@ -154,8 +159,8 @@ struct JobCallbacks {
 // takes every file.
 struct FileSource {
   io::InputScan listed;
-  // --resume: the inputs the earlier report lists as done (read once, by rank 0), instead of each
-  // process reading opt.resume_report.
+  // resume_report: the inputs the earlier report lists as done (read once, by rank 0), instead of
+  // each process reading opt.resume_report.
   std::vector<std::string> resume_done;
   // The next range [begin, end) of indices into listed.files for this process, from any worker
   // thread (one at a time); nullopt when there is none left.
@@ -169,9 +174,23 @@ struct FileSource {
 // True when this build decodes JPEGs with nvJPEG on the GPU backend (the CUDA toolkit had it).
 bool nvjpeg_in_build() noexcept;
 
-// Runs the job. `stop` (optional) is polled between files: once set, no new file starts, the
-// files in flight finish (no partial outputs), and totals.interrupted is true. Throws
-// wk::Error{usage} for a bad pipeline or options before touching any file.
+// A usage error in one field of FolderJobOptions: what() says what is wrong in the library's terms
+// and begins with the field's name ("max_pixels must be at least 1", "gpus: no GPU 3 (this machine
+// has 1)"); option() is that name, for an app to put its own flag in its place.
+class OptionError : public Error {
+ public:
+  OptionError(std::string option, const std::string& message) : Error(ErrorCategory::usage, message), option_(std::move(option)) {}
+  const std::string& option() const noexcept { return option_; }
+
+ private:
+  std::string option_;
+};
+
+// Runs the job in three steps: validate (the pipeline and the options; wk::Error{usage},
+// OptionError for a bad field, before any file is touched), plan (list the inputs, decide every
+// output, check that no output or the report is an input, resume_report's skips), run (the
+// workers). `stop` (optional) is polled between files: once set, no new file starts, the files in
+// flight finish (no partial outputs), and totals.interrupted is true.
 // With `source` (one rank of a distributed job): the listed files instead of a scan of
 // opt.inputs, only the ranges source->next deals, each range's records to source->range_done;
 // the result's records are this process's files.
@@ -182,9 +201,9 @@ JobResult run_folder_job(const FolderJobOptions& options, const std::atomic<bool
 // the per-device counts of `gpu`: what run_folder_job computes, for results merged from ranks.
 void tally(JobResult& result, std::size_t files);
 
-// Where the job writes the output of `input` (OUTDIR / its relative path, --format's extension).
+// Where the job writes the output of `input` (outdir / its relative path, with `format`'s extension).
 std::filesystem::path output_path(const FolderJobOptions& options, const io::InputFile& input);
-// The record of an input --resume skips: "skipped", "done in an earlier run (--resume)".
+// The record of an input resume_report lists as done: "skipped", "done in an earlier run".
 FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input);
 // Removes the temporary files a killed process left beside `output` (".NAME.wk-PID-XXXXXX" of
 // io::OutputFile without O_TMPFILE, and ".NAME.wk-XXXXXX" of older versions); returns how many.
@@ -194,14 +213,16 @@ std::size_t remove_stale_temporaries(const std::filesystem::path& output);
 std::string record_json(const FileRecord& record);
 FileRecord record_from_json(std::string_view json);
 
-// The --report JSON: {"files": [...], "totals": {...}} (docs in wk-image --help).
+// The report JSON: {"files": [...], "totals": {...}} (its fields are described in wk-image's help).
 std::string report_json(const JobResult& result, const FolderJobOptions& options);
+// report_json written to `report` atomically (io::write_output).
+void write_report(const std::filesystem::path& report, const JobResult& result, const FolderJobOptions& options);
 
 // The settings that decide what a job writes (pipeline, border, plot, output format, quality), as
-// the report records them: --resume skips files only for a job with the same settings.
+// the report records them: resume_report skips files only for a job with the same settings.
 std::string job_settings(const FolderJobOptions& options);
 
-// What an earlier report says, for --resume: its job's settings, and per input it lists as done
+// What an earlier report says, for resume_report: its job's settings, and per input it lists as done
 // (status "ok", or skipped as done in the run before), the output and the input's size and
 // modification time then.
 struct DoneEntry {
@@ -217,7 +238,7 @@ struct EarlierReport {
 EarlierReport read_earlier_report(const std::filesystem::path& report);
 // The same for a report already in memory; `name` is what error messages call it.
 EarlierReport parse_earlier_report(std::string_view text, const std::string& name);
-// The inputs of `files` that --resume skips: those the earlier report lists as done by a job with
+// The inputs of `files` that resume_report skips: those the earlier report lists as done by a job with
 // the same settings, into the same output, which still exists, from an input of the same size
 // and modification time. The others are done again; `notices` gets one line per reason with its
 // count ("3 files are done again: their input changed since the report").
