@@ -150,7 +150,7 @@ FilterKernel load_kernel_file(const std::filesystem::path& path) {
   try {
     bytes = io::read_file(path, kMaxKernelFileBytes);
   } catch (const Error& e) {
-    throw Error(e.category(), std::string("kernel file ") + e.what());
+    throw Error(e.category(), std::string("cannot read kernel file ") + e.what());
   }
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   FilterKernel k;
