@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale-out tests (issue 21): `mpirun -np 3` runs of wk-image and wk-hash compared byte for byte
+"""Scale-out tests: `mpirun -np 3` runs of wk-image and wk-hash compared byte for byte
 with a single-process run, and a rank killed in the middle of a folder job.
 
     mpi_tests.py CASE --mpi ON|OFF --mpirun PATH --image PATH --hash PATH --make-images PATH --work DIR

@@ -132,7 +132,7 @@ class JpegDecodeService {
 
   // Who inspects the JPEGs (WK_NVJPEG_INSPECT, read once per service, to compare them in one
   // run; the default is `workers`): nvJPEG on each worker (a parser per worker), nvJPEG on the
-  // decoding thread (before issue 20's third pass), or warpkit's own marker walk on each worker
+  // decoding thread (as it once was), or warpkit's own marker walk on each worker
   // (no nvJPEG call but the decode: io::hardware_decoder_unsuitable_reason).
   enum class InspectBy { workers, decoder, warpkit };
   static InspectBy inspect_by_from_environment();
