@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hash_test_util.hpp"
+#include "wk/core/error.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/crypt_gpu.hpp"
 #include "wk/hash/setting.hpp"
@@ -173,5 +174,44 @@ TEST_CASE("published sha-crypt vectors (Drepper's specification)", "[hash][crypt
     CAPTURE(v.setting);
     CHECK(crypt_libxcrypt(v.setting, v.password).value() == v.expected);
     CHECK(crypt_warpkit_host(*parse_setting(v.setting).setting, v.password) == v.expected);
+  }
+}
+
+TEST_CASE("CPU CryptEngine::crypt_fresh writes libxcrypt's strings into the records; a bad password throws", "[hash][crypt]") {
+  std::mt19937 rng(31);
+  CryptEngine engine(wk::Backend::cpu);
+  HashOptions md5, sha256, sha512, bcrypt;
+  md5.method = Method::md5crypt;
+  sha256.method = Method::sha256crypt;
+  sha256.rounds = 1000;
+  sha512.method = Method::sha512crypt;
+  sha512.rounds = 1000;
+  bcrypt.method = Method::bcrypt;
+  bcrypt.cost = 4;
+  for (const HashOptions& o : {md5, sha256, sha512, bcrypt}) {
+    CAPTURE(method_name(o.method));
+    const std::size_t n = o.method == Method::bcrypt ? 16 : 120, record = generated_setting_bytes(o);
+    const std::size_t bytes = crypt_string_bytes(o), stride = bytes + 3;
+    std::string settings(n * record, '\0');
+    generate_settings_into(o, n, settings.data());
+    std::vector<std::string> passwords;
+    for (std::size_t i = 0; i < n; ++i) passwords.push_back(random_password(rng, random_length(rng)));
+    std::vector<std::string_view> views(passwords.begin(), passwords.end());
+    std::string out(n * stride, '#');
+    std::size_t last = 0;
+    engine.crypt_fresh(FreshJobs{o, settings, views}, out.data(), stride, [&](std::size_t done) {
+      CHECK(done >= last);
+      last = done;
+    });
+    CHECK(last == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      CHECK(out.substr(i * stride, bytes) == crypt_libxcrypt(settings.substr(i * record, record), passwords[i]).value());
+      CHECK(out.substr(i * stride + bytes, stride - bytes) == "###");
+    }
+    // A password crypt(3) cannot take breaks the caller's promise: an error, no overrun.
+    for (const std::string& bad : {std::string(512, 'p'), std::string("a\0b", 3)}) {
+      views.back() = bad;
+      CHECK_THROWS_AS(engine.crypt_fresh(FreshJobs{o, settings, views}, out.data(), stride), wk::Error);
+    }
   }
 }

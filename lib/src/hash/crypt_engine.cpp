@@ -24,10 +24,13 @@ namespace {
 
 unsigned default_threads() { return usable_cores(); }
 
-// libxcrypt on all cores. `indices` selects the jobs; results go to out[index].
-void run_libxcrypt(std::span<const CryptJob> jobs, std::span<const std::size_t> indices, std::span<CryptOutcome> out,
-                   unsigned threads, std::atomic<std::size_t>& done) {
-  if (indices.empty()) return;
+// libxcrypt's crypt_rn on `threads` threads over jobs 0 .. count - 1: job(k) is job k (a
+// CryptJob), put(k, result) takes what crypt_rn made of it (nullptr or a string starting with '*'
+// when it rejected it; nullptr, without a call, for a password check_password rejects). `done`
+// counts the jobs finished. Every copy of a password is wiped.
+template <class Job, class Put>
+void run_libxcrypt(std::size_t count, unsigned threads, std::atomic<std::size_t>& done, Job job, Put put) {
+  if (count == 0) return;
   std::atomic<std::size_t> next{0};
   constexpr std::size_t kChunk = 8;
   auto worker = [&] {
@@ -36,29 +39,38 @@ void run_libxcrypt(std::span<const CryptJob> jobs, std::span<const std::size_t> 
     std::string setting;
     for (;;) {
       const std::size_t begin = next.fetch_add(kChunk);
-      if (begin >= indices.size()) break;
-      const std::size_t end = std::min(indices.size(), begin + kChunk);
+      if (begin >= count) break;
+      const std::size_t end = std::min(count, begin + kChunk);
       for (std::size_t k = begin; k < end; ++k) {
-        const std::size_t i = indices[k];
-        const CryptJob& job = jobs[i];
-        std::copy(job.password.begin(), job.password.end(), pw);
-        pw[job.password.size()] = '\0';
-        setting.assign(job.setting);
-        const char* r = crypt_rn(pw, setting.c_str(), data.get(), int(sizeof(crypt_data)));
-        if (r && r[0] != '*') out[i].hash = r;
-        else out[i].error = "libxcrypt rejected the setting (unknown method or malformed parameters)";
-        OPENSSL_cleanse(pw, job.password.size() + 1);
+        const CryptJob j = job(k);
+        if (j.password.size() >= sizeof pw || std::memchr(j.password.data(), '\0', j.password.size())) {
+          put(k, nullptr);
+          continue;
+        }
+        std::copy(j.password.begin(), j.password.end(), pw);
+        pw[j.password.size()] = '\0';
+        setting.assign(j.setting);
+        put(k, crypt_rn(pw, setting.c_str(), data.get(), int(sizeof(crypt_data))));
+        OPENSSL_cleanse(pw, j.password.size() + 1);
       }
       done.fetch_add(end - begin);
     }
     OPENSSL_cleanse(pw, sizeof pw);
     OPENSSL_cleanse(data.get(), sizeof(crypt_data));
   };
-  const unsigned n = std::max(1u, std::min<unsigned>(threads, unsigned((indices.size() + kChunk - 1) / kChunk)));
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, unsigned((count + kChunk - 1) / kChunk)));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+}
+
+// Waits for `work` (a future), reporting `done` to `progress` every 100 ms and once at the end.
+void wait_reporting(std::future<void>& work, const std::atomic<std::size_t>& done, const ProgressFn& progress) {
+  while (work.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+    if (progress) progress(done.load());
+  work.get();
+  if (progress) progress(done.load());
 }
 
 }  // namespace
@@ -137,7 +149,13 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
   // The CPU share runs on a helper thread while this thread drives the GPU and reports progress.
   std::future<void> cpu_part = std::async(std::launch::async, [&] {
     nvtx::Range r("libxcrypt", nvtx::Color::compute);
-    run_libxcrypt(jobs, cpu_jobs, out, impl_->threads, done);
+    run_libxcrypt(
+        cpu_jobs.size(), impl_->threads, done, [&](std::size_t k) { return jobs[cpu_jobs[k]]; },
+        [&](std::size_t k, const char* result) {
+          CryptOutcome& o = out[cpu_jobs[k]];
+          if (result && result[0] != '*') o.hash = result;
+          else o.error = "libxcrypt rejected the setting (unknown method or malformed parameters)";
+        });
   });
   std::exception_ptr gpu_error;
   if (!gpu_index.empty()) {
@@ -158,11 +176,8 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
       gpu_error = std::current_exception();
     }
   }
-  while (cpu_part.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
-    if (progress) progress(done.load());
-  cpu_part.get();
+  wait_reporting(cpu_part, done, progress);
   if (gpu_error) std::rethrow_exception(gpu_error);
-  if (progress) progress(done.load());
 }
 
 void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stride, const ProgressFn& progress) {
@@ -182,21 +197,23 @@ void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stri
     });
     return;
   }
-  // CPU: crypt()'s libxcrypt path on views of the records (libxcrypt's microseconds per hash, not
-  // the per-line objects, bound it there), each result checked to have the one length these
-  // options give.
-  std::vector<CryptJob> cpu_jobs(n);
-  for (std::size_t i = 0; i < n; ++i) cpu_jobs[i] = {jobs.settings.substr(i * record, record), jobs.passwords[i]};
-  std::vector<CryptOutcome> outcomes(n);
-  crypt(cpu_jobs, outcomes, progress);
-  bool rejected = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!outcomes[i].ok() || outcomes[i].hash.size() != bytes) {
-      rejected = true;
-      continue;
-    }
-    std::memcpy(out + i * stride, outcomes[i].hash.data(), bytes);
-  }
+  // CPU: libxcrypt straight into the records, no object per job (a Setting parsed and a string
+  // made per job would hold ~70 MB per slice of 2^18 lines in memory); each result checked to
+  // have the one length these options give.
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> rejected{false};
+  std::future<void> cpu_part = std::async(std::launch::async, [&] {
+    nvtx::Range r("libxcrypt", nvtx::Color::compute);
+    run_libxcrypt(
+        n, impl_->threads, done,
+        [&](std::size_t i) { return CryptJob{jobs.settings.substr(i * record, record), jobs.passwords[i]}; },
+        [&](std::size_t i, const char* result) {
+          if (!result || result[0] == '*' || std::strlen(result) != bytes) rejected = true;
+          else
+            std::memcpy(out + i * stride, result, bytes);
+        });
+  });
+  wait_reporting(cpu_part, done, progress);
   if (rejected) throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: libxcrypt rejected a fresh setting or a password");
 }
 
