@@ -135,9 +135,9 @@ class AppSink final : public hash::LineSink {
 };
 
 // hash, crypt, verify: the input's lines through the line engine, the output written.
-hash::LineCounts run_line_command(const Common& c, const char* name, hash::LineJobOptions job,
+hash::LineCounts run_line_command(const Common& c, const char* range, hash::LineJobOptions job,
                                   std::optional<hash::Method> expected = std::nullopt) {
-  nvtx::Range app_range(fmt::format("wk-hash {}", name).c_str());
+  nvtx::Range app_range(range);
   const bool distributed = dist::world().distributed();
   const bool from_stdin = c.input.empty() || c.input == "-";
   // Distributed: every rank reads the input file itself (a shared file system).
@@ -194,19 +194,19 @@ int cmd_hash(const Common& c, const std::string& method_name, std::optional<std:
   // WK_HASH_GENERIC=1: one CryptJob per line, the path crypt and verify take (tests compare the two).
   const char* generic = std::getenv("WK_HASH_GENERIC");
   job.per_line_jobs = generic && std::string_view(generic) == "1";
-  return run_line_command(c, "hash", std::move(job), opt.method).failed ? app::kSomeFailed : app::kSuccess;
+  return run_line_command(c, "wk-hash hash", std::move(job), opt.method).failed ? app::kSomeFailed : app::kSuccess;
 }
 
 int cmd_crypt(const Common& c) {
   hash::LineJobOptions job;
   job.task = hash::LineTask::crypt;
-  return run_line_command(c, "crypt", std::move(job)).failed ? app::kSomeFailed : app::kSuccess;
+  return run_line_command(c, "wk-hash crypt", std::move(job)).failed ? app::kSomeFailed : app::kSuccess;
 }
 
 int cmd_verify(const Common& c) {
   hash::LineJobOptions job;
   job.task = hash::LineTask::verify;
-  const hash::LineCounts counts = run_line_command(c, "verify", std::move(job));
+  const hash::LineCounts counts = run_line_command(c, "wk-hash verify", std::move(job));
   if (counts.lines == 0) {  // success would claim that passwords matched: none was checked
     if (dist::world().rank == 0) app::print_error(kProg, "the input has no lines: no password was verified");
     return app::kSomeFailed;

@@ -1,9 +1,16 @@
 #pragma once
-// Shared by the hash tests: random passwords and settings that reach every boundary, and the
-// libxcrypt reference.
+// Shared by the hash tests: random passwords and settings that reach every boundary, the
+// libxcrypt reference, and a pipe fed by a thread of its own.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "wk/hash/crypt.hpp"
@@ -55,5 +62,52 @@ inline std::string random_bcrypt_salt(std::mt19937& rng) {
   for (char& c : s) c = alphabet[pick(rng)];
   return s;
 }
+
+// A pipe that a thread of its own fills with `bytes`, `piece` bytes per write, and then closes:
+// input as a program reads it from another one. `before(at)`, when given, runs on that thread
+// before each write (`at`: the bytes written so far), e.g. to wait until the reader got somewhere.
+class FedPipe {
+ public:
+  explicit FedPipe(std::string bytes, std::size_t piece = SIZE_MAX, std::function<void(std::size_t)> before = {})
+      : bytes_(std::move(bytes)) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    read_fd_ = fds[0];
+    writer_ = std::thread([this, fd = fds[1], piece, before = std::move(before)] {
+      sigset_t pipe_signal;  // a reader that gave up: EPIPE for this thread, no SIGPIPE for the process
+      sigemptyset(&pipe_signal);
+      sigaddset(&pipe_signal, SIGPIPE);
+      pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+      for (std::size_t at = 0; at < bytes_.size();) {
+        if (before) before(at);
+        const std::size_t end = bytes_.size() - at < piece ? bytes_.size() : at + piece;
+        while (at < end) {
+          const ssize_t n = ::write(fd, bytes_.data() + at, end - at);
+          if (n <= 0) {  // the reader gave up (EPIPE)
+            ::close(fd);
+            return;
+          }
+          at += std::size_t(n);
+        }
+      }
+      ::close(fd);
+    });
+  }
+  // Closes the read end (a writer still blocked gets EPIPE) and joins the thread.
+  ~FedPipe() {
+    ::close(read_fd_);
+    writer_.join();
+  }
+  FedPipe(const FedPipe&) = delete;
+  FedPipe& operator=(const FedPipe&) = delete;
+  int fd() const { return read_fd_; }
+  // The read end by name, for what opens its input by path.
+  std::string path() const { return "/proc/self/fd/" + std::to_string(read_fd_); }
+
+ private:
+  std::string bytes_;
+  int read_fd_ = -1;
+  std::thread writer_;
+};
 
 }  // namespace wk::hash::test

@@ -2,8 +2,6 @@
 // read_secret_input against the bytes written.
 #include <catch2/catch.hpp>
 
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -17,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hash_test_util.hpp"
 #include "wk/core/error.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/secret_input.hpp"
@@ -155,29 +154,8 @@ std::string vm_flags_of(const void* p) {
 
 // What read_secret_input reads from a pipe that another thread fills with `bytes`.
 wk::hash::SecretBuffer read_through_pipe(const std::string& bytes) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  std::thread writer([&] {
-    sigset_t pipe_signal;  // a reader that gave up: EPIPE for this thread, no SIGPIPE for the process
-    sigemptyset(&pipe_signal);
-    sigaddset(&pipe_signal, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
-    for (std::size_t at = 0; at < bytes.size();) {
-      const ssize_t n = ::write(fds[1], bytes.data() + at, bytes.size() - at);
-      if (n <= 0) break;  // the reader gave up (EPIPE)
-      at += std::size_t(n);
-    }
-    ::close(fds[1]);
-  });
-  struct Join {
-    std::thread& t;
-    int fd;
-    ~Join() {
-      ::close(fd);  // a writer still blocked gets EPIPE
-      t.join();
-    }
-  } join{writer, fds[0]};
-  return wk::hash::read_secret_input("/proc/self/fd/" + std::to_string(fds[0]));
+  const wk::hash::test::FedPipe pipe(bytes);
+  return wk::hash::read_secret_input(pipe.path());
 }
 
 }  // namespace
@@ -244,4 +222,89 @@ TEST_CASE("read_secret_input from a pipe: lines over 64 KiB cut short, no end of
   } catch (const wk::Error& e) {
     CHECK_THAT(e.what(), Catch::Contains("line 3: longer than 65536 bytes"));
   }
+}
+
+TEST_CASE("LineReader: whole lines a block at a time, the lines read_secret_input splits, bounded", "[hash][input]") {
+  using wk::hash::kMaxLineBytes;
+  // Lines of every length up to a few hundred bytes, CRLF and empty ones, two over 64 KiB (one
+  // far over: read past), and a last line with no end of line.
+  std::mt19937 rng(5);
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t len = i == 100 ? kMaxLineBytes + 9 : i == 2000 ? std::size_t(3) << 20 : rng() % 300;
+    text += std::string(len, char('a' + i % 26)) + (i % 7 == 3 ? "\r\n" : "\n");
+  }
+  text += "last";
+  const wk::hash::SecretBuffer whole = read_through_pipe(text);
+  const auto expected = wk::hash::split_lines(whole.view());
+  REQUIRE(expected.size() == 3001);
+  struct Bounds {
+    std::size_t lines, bytes, piece;
+  };
+  for (const Bounds b : {Bounds{1, std::size_t(1) << 30, 4096}, Bounds{7, std::size_t(1) << 30, 777},
+                         Bounds{1000, 4096, std::size_t(1) << 16}, Bounds{std::size_t(1) << 18, std::size_t(1) << 20, 100000}}) {
+    CAPTURE(b.lines, b.bytes, b.piece);
+    const wk::hash::test::FedPipe pipe(text, b.piece);
+    wk::hash::LineReader reader(pipe.fd(), "the pipe");
+    CHECK_FALSE(reader.size().has_value());
+    wk::hash::SecretBuffer block;
+    std::size_t at = 0, blocks = 0;
+    while (const std::size_t n = reader.next(block, b.lines, b.bytes)) {
+      ++blocks;
+      const auto lines = wk::hash::split_lines(block.view());
+      REQUIRE(lines.size() == n);
+      CHECK(n <= b.lines);
+      // No more bytes than the bound, beyond one more read (1 MiB) or one bounded line.
+      CHECK(block.size() <= b.bytes + std::max<std::size_t>(std::size_t(1) << 20, kMaxLineBytes + 2));
+      REQUIRE(at + n <= expected.size());
+      for (std::size_t i = 0; i < n; ++i) CHECK(lines[i] == expected[at + i]);
+      at += n;
+    }
+    CHECK(at == expected.size());
+    CHECK(reader.consumed() == text.size());
+    CHECK(reader.next(block, b.lines, b.bytes) == 0);  // and stays at the end
+    CHECK(block.size() == 0);
+    if (b.lines == 1) CHECK(blocks == expected.size());
+  }
+  // A regular file says its size.
+  const auto path = std::filesystem::temp_directory_path() / "wk-test-line-reader.txt";
+  { std::ofstream(path) << "a\nb\n"; }
+  wk::hash::LineReader file(path);
+  CHECK(file.size() == std::optional<std::uint64_t>(4));
+  CHECK(file.name() == path.string());
+  std::filesystem::remove(path);
+  CHECK_THROWS_AS(wk::hash::LineReader(path), wk::Error);
+}
+
+TEST_CASE("LineReader: no end of line in 16 MiB is an error naming the line, counted over the blocks", "[hash][input]") {
+  const std::string endless = "pw\nsecond\n" + std::string(std::size_t(17) << 20, '\0');
+  const wk::hash::test::FedPipe pipe(endless, std::size_t(1) << 20);
+  wk::hash::LineReader reader(pipe.fd(), "standard input");
+  wk::hash::SecretBuffer block;
+  CHECK(reader.next(block, 1, 1000) == 1);
+  CHECK(block.view() == "pw\n");
+  CHECK(reader.next(block, 1, 1000) == 1);
+  CHECK(block.view() == "second\n");
+  try {
+    reader.next(block, 1, 1000);
+    FAIL("no error");
+  } catch (const wk::Error& e) {
+    CHECK(e.category() == wk::ErrorCategory::decode);
+    CHECK_THAT(e.what(), Catch::Contains("standard input: line 3: longer than 65536 bytes"));
+  }
+}
+
+TEST_CASE("SecretBuffer::reset wipes what it held and keeps its pages", "[hash][input]") {
+  wk::hash::SecretBuffer buf;
+  const std::string secret(100000, 's');
+  buf.append(secret.data(), secret.size());
+  const char* const pages = buf.data();
+  buf.truncate(10);  // what was handed out beyond the size is wiped too
+  buf.reset();
+  CHECK(buf.size() == 0);
+  CHECK(buf.data() == pages);
+  CHECK(std::string_view(pages, secret.size()).find_first_not_of('\0') == std::string_view::npos);
+  buf.append("pw", 2);
+  CHECK(buf.view() == "pw");
+  CHECK(buf.data() == pages);
 }

@@ -3,7 +3,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -675,4 +681,59 @@ TEST_CASE("wk-hash: an empty input fails verify (nothing verified) and is said b
   CHECK(c.code == 0);
   CHECK_THAT(c.err, Catch::Contains("nothing hashed"));
   CHECK(run_split(dir, "crypt --device cpu -q" + in).err.empty());
+}
+
+TEST_CASE("wk-hash: memory stays bounded by the slices in flight, whatever the input's size", "[hash][cli][input]") {
+  // 300 MB through a pipe, read as it is hashed: 1 KiB lines, each a password libxcrypt cannot
+  // take (a NUL byte: an error of its own, no hashing) but the last of every 1 MiB, which is
+  // hashed. Slices of 4096 lines (4 MiB): the whole input in memory would be 300 MB and more.
+  const std::size_t blocks = wk::test::sanitizer_run() ? 30 : 300;
+  std::string block;
+  while (block.size() + 2048 < (std::size_t(1) << 20)) block += "bad" + std::string(1, '\0') + std::string(1019, 'x') + "\n";
+  block += "good-password\n";
+  TempDir dir;
+  const std::string out = (dir / "hashes.txt").string();
+  int in[2];
+  REQUIRE(::pipe(in) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(in[0], STDIN_FILENO);
+    ::close(in[0]);
+    ::close(in[1]);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::setenv("WK_HASH_SLICE_LINES", "4096", 1);
+    ::execl(WK_HASH_EXE, "wk-hash", "hash", "--device", "cpu", "-q", "--method", "md5crypt", "-o", out.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  {
+    sigset_t pipe_signal, old;  // the child gone early: EPIPE here, no SIGPIPE for the tests
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+    for (std::size_t b = 0; b < blocks; ++b)
+      for (std::size_t at = 0; at < block.size();) {
+        const ssize_t n = ::write(in[1], block.data() + at, block.size() - at);
+        if (n <= 0) break;
+        at += std::size_t(n);
+      }
+    ::close(in[1]);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  int status = 0;
+  struct rusage usage {};
+  REQUIRE(::wait4(pid, &status, 0, &usage) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);  // the bad lines
+  const auto hashes = lines_of(read_bytes(out));
+  REQUIRE(hashes.size() == blocks);
+  CHECK(wk::hash::crypt_libxcrypt(hashes.front(), "good-password").value_or("") == hashes.front());
+  CHECK(wk::hash::crypt_libxcrypt(hashes.back(), "good-password").value_or("") == hashes.back());
+  const double peak_mb = double(usage.ru_maxrss) / 1024;  // ru_maxrss: KiB
+  INFO("peak RSS " << peak_mb << " MiB for " << blocks << " MiB of input");
+  if (!wk::test::sanitizer_run()) CHECK(peak_mb < 100);
 }

@@ -432,7 +432,8 @@ SliceCounts run_line_jobs(LineInput::Impl& input, LineSink& sink, const EngineAc
         ++c.failed;
         sink.failed(lj.line, lj.error);
       }
-    for (const std::string& t : sl.text) input.write(t);
+    for (const std::string& t : sl.text)
+      if (!t.empty()) input.write(t);
     // The slot keeps its jobs' memory for the slice that reuses it (no fresh pages to fault in):
     // the next fill resets them.
     return c;
@@ -543,7 +544,7 @@ SliceCounts run_fresh(LineInput::Impl& input, LineSink& sink, const EngineAccess
     const SliceCounts c{sl.bad.size(), 0, 0};
     for (std::size_t k = 0; k < sl.bad.size(); ++k) sink.failed(sl.in.chunk.begin + sl.bad[k] + 1, sl.bad_why[k]);
     if (plain) {
-      input.write(sl.results);  // the failed lines have no output line
+      if (!sl.results.empty()) input.write(sl.results);  // the failed lines have no output line
       return c;
     }
     sl.text.resize((n + kLineGrain - 1) / kLineGrain);
@@ -562,7 +563,8 @@ SliceCounts run_fresh(LineInput::Impl& input, LineSink& sink, const EngineAccess
         else default_format(LineTask::hash, r, t);
       }
     });
-    for (const std::string& t : sl.text) input.write(t);
+    for (const std::string& t : sl.text)
+      if (!t.empty()) input.write(t);
     return c;
   };
   return run_pipeline<Slice>(input, in_engine, fill, compute, write);

@@ -122,7 +122,7 @@ class LineInput {
   // Its number of lines when known up front (dealt input): for progress over lines.
   std::optional<std::size_t> line_count() const;
 
-  struct Impl;
+  struct Impl;  // what the engine asks of an input (line_engine.cpp)
 
  private:
   explicit LineInput(std::unique_ptr<Impl> impl);
