@@ -2,8 +2,6 @@
 // service), operations, encode, write; and the worker's pipelines and streams.
 #include "pipeline/file_work.hpp"
 
-#include <sys/stat.h>
-
 #include <opencv2/core.hpp>
 
 #include <cstdlib>
@@ -268,10 +266,9 @@ bool begin_file(Shared& sh, FileWork& fw) {
       r.error = "output exists";
       return false;
     }
-    struct stat st {};  // before the read: a change while it is read shows when the job is resumed
-    if (::stat(in.path.c_str(), &st) == 0) {
-      r.input_bytes = std::uint64_t(st.st_size);
-      r.input_mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (const auto stamp = input_stamp(in.path)) {  // before the read: a change while it is read shows when resumed
+      r.input_bytes = stamp->bytes;
+      r.input_mtime_ns = stamp->mtime_ns;
     }
     const auto t = Clock::now();
     {

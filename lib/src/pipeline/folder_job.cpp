@@ -3,7 +3,6 @@
 #include "wk/pipeline/folder_job.hpp"
 
 #include <cuda_runtime_api.h>
-#include <sys/stat.h>
 #include <opencv2/core.hpp>
 
 #include <algorithm>
@@ -533,10 +532,9 @@ FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputF
   r.output = output_for(options, input).string();
   r.status = FileStatus::skipped;
   r.error = "done in an earlier run";
-  struct stat st {};  // as checked by inputs_to_skip: a later resumed job checks it again
-  if (::stat(input.path.c_str(), &st) == 0) {
-    r.input_bytes = std::uint64_t(st.st_size);
-    r.input_mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (const auto stamp = input_stamp(input.path)) {  // as inputs_to_skip checked it: a later resume checks it again
+    r.input_bytes = stamp->bytes;
+    r.input_mtime_ns = stamp->mtime_ns;
   }
   return r;
 }

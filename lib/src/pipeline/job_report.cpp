@@ -157,6 +157,12 @@ void write_report(const fs::path& report, const JobResult& result, const FolderJ
   io::write_output(report, std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
 }
 
+std::optional<InputStamp> input_stamp(const fs::path& input) {
+  struct stat st {};
+  if (::stat(input.c_str(), &st) != 0) return std::nullopt;
+  return InputStamp{std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
 std::string job_settings(const FolderJobOptions& opt) {
   return "pipeline=" + opt.pipeline_text + ";border=" + image::to_string(opt.pipeline_options.border) +
          ";plot=" + (opt.pipeline_options.plot ? "1" : "0") + ";format=" + opt.format +
@@ -216,9 +222,8 @@ std::vector<std::string> inputs_to_skip(const FolderJobOptions& options, const s
       ++other_output;
       continue;
     }
-    struct stat st {};
-    if (::stat(in.path.c_str(), &st) != 0 || e.input_bytes != std::uint64_t(st.st_size) ||
-        e.input_mtime_ns != std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec) {
+    const auto stamp = input_stamp(in.path);
+    if (!stamp || e.input_bytes != stamp->bytes || e.input_mtime_ns != stamp->mtime_ns) {
       ++changed;
       continue;
     }

@@ -222,6 +222,14 @@ void write_report(const std::filesystem::path& report, const JobResult& result, 
 // the report records them: resume_report skips files only for a job with the same settings.
 std::string job_settings(const FolderJobOptions& options);
 
+// An input's size and modification time (nanoseconds) as the report records them; nullopt when
+// it cannot be looked at.
+struct InputStamp {
+  std::uint64_t bytes = 0;
+  std::int64_t mtime_ns = 0;
+};
+std::optional<InputStamp> input_stamp(const std::filesystem::path& input);
+
 // What an earlier report says, for resume_report: its job's settings, and per input it lists as done
 // (status "ok", or skipped as done in the run before), the output and the input's size and
 // modification time then.
