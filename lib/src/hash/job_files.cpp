@@ -7,32 +7,17 @@
 
 namespace wk::hash {
 
-namespace {
-bool is_stdio(const std::filesystem::path& p) { return p.empty() || p == "-"; }
-bool regular(const std::filesystem::path& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-}  // namespace
-
 void check_job_files(std::span<const io::JobFile> reads, std::span<const io::JobFile> writes) {
-  std::vector<io::JobFile> r, w;
-  for (const io::JobFile& f : reads) {
-    if (is_stdio(f.path)) {
+  // io::check_writes_apart passes over "-", FIFOs and devices itself; what it cannot see is
+  // standard input redirected from a file (`-o F < F`): then /dev/stdin names F.
+  std::vector<io::JobFile> r(reads.begin(), reads.end());
+  for (io::JobFile& f : r)
+    if (f.path.empty() || f.path == "-") {
       struct stat st {};
-      if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode))
-        r.push_back({"standard input", "/dev/stdin"});  // `-o F < F`: what /dev/stdin names is F
-      continue;
+      f = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? io::JobFile{"standard input", "/dev/stdin"}
+                                                                  : io::JobFile{f.role, "-"};
     }
-    if (regular(f.path)) r.push_back(f);
-  }
-  for (const io::JobFile& f : writes) {
-    if (is_stdio(f.path)) continue;
-    struct stat st {};
-    if (::stat(f.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;  // a FIFO, a device: in place
-    w.push_back(f);
-  }
-  io::check_writes_apart(r, w);
+  io::check_writes_apart(r, writes);
 }
 
 }  // namespace wk::hash
