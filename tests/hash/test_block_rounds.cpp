@@ -1,5 +1,5 @@
-// The GPU's fast round code (wk/hash/hd/block_rounds.hpp: templates + register blocks + the jump
-// on |Y| / 4) compiled for the host, for every block configuration the GPU engine instantiates,
+// The GPU's fast round code (lib/src/hash/hd/block_rounds.hpp: templates + register blocks + the
+// jump on |Y| / 4) compiled for the host, for every block configuration the GPU engine instantiates,
 // against libxcrypt: random lengths that fit each configuration, the round loop split at random
 // launch boundaries as the GPU splits it.
 #include <catch2/catch.hpp>
@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "hash/hd/block_rounds.hpp"
+#include "hash/hd/crypt_base64.hpp"
+#include "hash/hd/shacrypt.hpp"
 #include "hash_test_util.hpp"
 #include "wk/hash/crypt.hpp"
-#include "wk/hash/hd/block_rounds.hpp"
-#include "wk/hash/hd/crypt_base64.hpp"
-#include "wk/hash/hd/shacrypt.hpp"
 
 using namespace wk::hash;
 using namespace wk::hash::test;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "wk/hash/hd/crypt_base64.hpp"
-#include "wk/hash/primitives/blowfish.hpp"
-#include "wk/hash/primitives/md5.hpp"
-#include "wk/hash/primitives/sha256.hpp"
-#include "wk/hash/primitives/sha512.hpp"
+#include "hash/hd/crypt_base64.hpp"
+#include "hash/primitives/blowfish.hpp"
+#include "hash/primitives/md5.hpp"
+#include "hash/primitives/sha256.hpp"
+#include "hash/primitives/sha512.hpp"
 
 using namespace wk::hash;
 

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "wk/core/error.hpp"
-#include "wk/hash/hd/bcrypt.hpp"
-#include "wk/hash/hd/crypt_base64.hpp"
-#include "wk/hash/hd/shacrypt.hpp"
+#include "hash/hd/bcrypt.hpp"
+#include "hash/hd/crypt_base64.hpp"
+#include "hash/hd/shacrypt.hpp"
 
 namespace wk::hash {
 

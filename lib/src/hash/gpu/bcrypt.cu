@@ -27,8 +27,8 @@
 #include "crypt_launch.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
-#include "wk/hash/hd/bcrypt.hpp"
-#include "wk/hash/hd/crypt_base64.hpp"
+#include "hash/hd/bcrypt.hpp"
+#include "hash/hd/crypt_base64.hpp"
 
 namespace wk::hash::gpu::detail {
 

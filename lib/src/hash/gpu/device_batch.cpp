@@ -18,9 +18,9 @@
 #include "wk/core/nvtx.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/crypt_gpu.hpp"
-#include "wk/hash/hd/bcrypt.hpp"
-#include "wk/hash/hd/crypt_base64.hpp"
-#include "wk/hash/hd/shacrypt.hpp"
+#include "hash/hd/bcrypt.hpp"
+#include "hash/hd/crypt_base64.hpp"
+#include "hash/hd/shacrypt.hpp"
 
 namespace wk::hash::gpu {
 

@@ -1,5 +1,5 @@
 // md5crypt on the GPU: the round kernels of shacrypt_kernels.cuh instantiated for its digest, one
-// block kernel per entry of hd::BlockConfigs<hd::Md5Traits> (wk/hash/hd/block_rounds.hpp).
+// block kernel per entry of hd::BlockConfigs<hd::Md5Traits> (hash/hd/block_rounds.hpp).
 #include "shacrypt_kernels.cuh"
 
 namespace wk::hash::gpu::detail {

@@ -1,7 +1,7 @@
 #pragma once
 // Kernels shared by md5crypt, sha256crypt and sha512crypt (one instantiation per digest, in
 // md5crypt.cu / sha256crypt.cu / sha512crypt.cu). One thread per password; the round logic is
-// wk/hash/hd/block_rounds.hpp (host/device, tested on the CPU against libxcrypt).
+// hash/hd/block_rounds.hpp (host/device, tested on the CPU against libxcrypt).
 //
 //   setup_kernel             C0, the P and S sequences, the 8 layout templates (once per job)
 //   rounds_reference_kernel  the reference rung: the host code's byte-streaming hasher per round
@@ -20,10 +20,10 @@
 #include "crypt_launch.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
-#include "wk/hash/hd/block_rounds.hpp"
-#include "wk/hash/hd/crypt_base64.hpp"
-#include "wk/hash/hd/hash_traits.hpp"
-#include "wk/hash/hd/shacrypt.hpp"
+#include "hash/hd/block_rounds.hpp"
+#include "hash/hd/crypt_base64.hpp"
+#include "hash/hd/hash_traits.hpp"
+#include "hash/hd/shacrypt.hpp"
 
 namespace wk::hash::gpu::detail {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "wk/core/hd.hpp"
-#include "wk/hash/primitives/tables_generated.inc"
+#include "hash/primitives/tables_generated.inc"
 
 namespace wk::hash::tables {
 

@@ -8,9 +8,9 @@
 #include <cstdint>
 
 #include "wk/core/hd.hpp"
-#include "wk/hash/primitives/md5.hpp"
-#include "wk/hash/primitives/sha256.hpp"
-#include "wk/hash/primitives/sha512.hpp"
+#include "hash/primitives/md5.hpp"
+#include "hash/primitives/sha256.hpp"
+#include "hash/primitives/sha512.hpp"
 
 namespace wk::hash::hd {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "wk/core/hd.hpp"
-#include "wk/hash/primitives/bits.hpp"
-#include "wk/hash/primitives/tables.hpp"
+#include "hash/primitives/bits.hpp"
+#include "hash/primitives/tables.hpp"
 
 namespace wk::hash::sha512 {
 

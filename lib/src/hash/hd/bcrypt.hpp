@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "wk/core/hd.hpp"
-#include "wk/hash/primitives/blowfish.hpp"
+#include "hash/primitives/blowfish.hpp"
 
 namespace wk::hash::hd {
 

@@ -9,11 +9,12 @@
 //
 // This file holds the reference form (a byte-streaming hasher per round): the host engine that
 // CI tests against libxcrypt, and the GPU rung that ports it unchanged. The fast GPU rounds are
-// in lib/src/hash/gpu/crypt_rounds.cuh and are tested against this.
+// in hash/hd/block_rounds.hpp (run by lib/src/hash/gpu/shacrypt_kernels.cuh) and are tested
+// against this.
 #include <cstdint>
 
 #include "wk/core/hd.hpp"
-#include "wk/hash/hd/hash_traits.hpp"
+#include "hash/hd/hash_traits.hpp"
 
 namespace wk::hash::hd {
 

@@ -21,7 +21,7 @@
 #include <utility>
 
 #include "wk/core/hd.hpp"
-#include "wk/hash/hd/hash_traits.hpp"
+#include "hash/hd/hash_traits.hpp"
 
 namespace wk::hash::hd {
 
