@@ -10,7 +10,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "app_common.hpp"
 #include "help.hpp"
@@ -41,8 +43,20 @@ std::string with_flag(const pipeline::OptionError& e) {
   return it->second + what.substr(e.option().size());
 }
 
+// A library message with this app's flags put where it names a setting in its own terms (the
+// pixel limit of FolderJobOptions, the CPU backend).
+std::string with_flags(std::string message) {
+  static const std::pair<std::string_view, std::string_view> kTerms[] = {
+      {"the max_pixels limit", "the --max-pixels limit"},
+      {"or the CPU backend", "or the CPU backend (--device cpu)"},
+  };
+  for (const auto& [term, flag] : kTerms)
+    if (const auto at = message.find(term); at != std::string::npos) message.replace(at, term.size(), flag);
+  return message;
+}
+
 void print_failure(const pipeline::FileRecord& r) {
-  if (r.status == pipeline::FileStatus::failed) wk::app::print_error(kProg, r.path + ": " + r.error);
+  if (r.status == pipeline::FileStatus::failed) wk::app::print_error(kProg, r.path + ": " + with_flags(r.error));
 }
 
 // The progress line: files done of the total, and the rate in Mpx/s.
@@ -219,7 +233,11 @@ int main(int argc, char** argv) {
     nvtx::Range app_range("wk-image");
     if (!job.format.empty() && job.format[0] == '.') job.format.erase(0, 1);
     job.pipeline_options.border = image::parse_border(border_text);
-    if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);  // "all": empty, every GPU
+    try {
+      if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);  // "all": empty, every GPU
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("--gpus: ") + e.what());
+    }
     job.jpeg_decoder = jpeg_decoder == "nvjpeg"   ? pipeline::JpegDecoder::nvjpeg
                        : jpeg_decoder == "opencv" ? pipeline::JpegDecoder::opencv
                                                   : pipeline::JpegDecoder::auto_select;
@@ -239,7 +257,11 @@ int main(int argc, char** argv) {
       // exit_now below does not wait for a GPU start-up still running; a clean exit waits here.
       job.wait_for_gpu_startup = wk::app::clean_exit_wanted();
     } else {
-      sel = wk::app::choose_backend(kProg, device, quiet);
+      try {
+        sel = wk::app::choose_backend(kProg, device, quiet);
+      } catch (const Error& e) {
+        throw Error(e.category(), "--device " + device + ": " + e.what());
+      }
       job.backend = sel.backend;
     }
     wk::app::install_interrupt_handlers(&g_stop);
@@ -247,6 +269,8 @@ int main(int argc, char** argv) {
       return dist::world().distributed() ? run_distributed(job, report, quiet) : run_here(job, sel, report, quiet);
     } catch (const pipeline::OptionError& e) {
       throw Error(ErrorCategory::usage, with_flag(e));
+    } catch (const Error& e) {
+      throw Error(e.category(), with_flags(e.what()));
     }
   });
   // No teardown: every output and the report are renamed into place and what was printed is

@@ -19,7 +19,7 @@ DeviceChoice parse_device_choice(std::string_view text) {
   if (text == "auto") return DeviceChoice::automatic;
   if (text == "gpu") return DeviceChoice::gpu;
   if (text == "cpu") return DeviceChoice::cpu;
-  throw Error(ErrorCategory::usage, "--device must be auto, gpu or cpu, not '" + std::string(text) + "'");
+  throw Error(ErrorCategory::usage, "the device choice must be auto, gpu or cpu, not '" + std::string(text) + "'");
 }
 
 std::vector<int> parse_gpu_list(std::string_view text, int device_count) {
@@ -83,7 +83,7 @@ BackendSelection select_backend(DeviceChoice choice) {
     return sel;
   }
   if (choice == DeviceChoice::gpu)
-    throw Error(ErrorCategory::unsupported, "--device gpu: no usable CUDA GPU (" + sel.gpu.reason + ")");
+    throw Error(ErrorCategory::unsupported, "no usable CUDA GPU (" + sel.gpu.reason + ")");
   sel.notice = "no usable CUDA GPU (" + sel.gpu.reason + "); running on the CPU";
   return sel;
 }

@@ -27,7 +27,7 @@ void throw_cuda_error(cudaError_t status, const char* expr, const char* file, in
   std::string msg = std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
                     cudaGetErrorString(status) + ") in " + expr + " at " + file + ":" +
                     std::to_string(line);
-  if (status == cudaErrorMemoryAllocation) msg += "; the GPU is out of memory: try smaller inputs or --device cpu";
+  if (status == cudaErrorMemoryAllocation) msg += "; the GPU is out of memory: try smaller inputs or the CPU backend";
   throw Error(ErrorCategory::cuda, msg);
 }
 }  // namespace detail

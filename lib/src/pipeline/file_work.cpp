@@ -101,7 +101,7 @@ cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw) {
   fw.r.width = img.cols;
   fw.r.height = img.rows;
   if (double(img.total()) > double(sh.opt.max_pixels))
-    throw Error(ErrorCategory::decode, "image has more pixels than --max-pixels " + std::to_string(sh.opt.max_pixels));
+    throw Error(ErrorCategory::decode, "image has more pixels than the max_pixels limit of " + std::to_string(sh.opt.max_pixels));
   return img;
 }
 

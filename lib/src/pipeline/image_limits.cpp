@@ -265,7 +265,7 @@ Dims probe_dimensions(std::span<const std::uint8_t> b) {
 void check_pixel_limit(long long max_pixels, int width, int height) {
   if (double(width) * height > double(max_pixels))
     throw Error(ErrorCategory::decode, std::to_string(width) + "x" + std::to_string(height) +
-                                           " pixels is more than --max-pixels " + std::to_string(max_pixels) +
+                                           " pixels is more than the max_pixels limit of " + std::to_string(max_pixels) +
                                            " (a decompression bomb?); not decoded");
 }
 

@@ -39,7 +39,8 @@ struct BackendSelection {
 };
 
 // automatic: the GPU when usable, else the CPU with a notice. gpu: throws wk::Error{unsupported}
-// with the reason when no GPU is usable. cpu: always the CPU.
+// "no usable CUDA GPU (REASON)" when no GPU is usable (an app puts its option's name in front).
+// cpu: always the CPU.
 BackendSelection select_backend(DeviceChoice choice);
 
 }  // namespace wk
