@@ -162,12 +162,20 @@ void write_whole(const fs::path& p, const std::uint8_t* data, std::size_t bytes)
 }  // namespace
 
 int bench_idea(const Options& o) {
-  if (!o.variant.empty()) parse_idea_variant(o.variant);  // unknown names: usage error
+  // --variant: a rung name (the older '-' spelling accepted); unknown names are a usage error.
+  std::string only = o.variant;
+  std::replace(only.begin(), only.end(), '-', '_');
+  if (!only.empty()) check_rung_name("--variant", idea_rungs(), only);
   // --size WxH: W*H 8-byte IDEA blocks (the default 8192x8192 is 512 MiB).
   const std::size_t nblocks = std::size_t(o.width) * std::size_t(o.height);
   const std::size_t bytes = nblocks * kIdeaBlockBytes;
   const double dbytes = double(bytes);
-  const BackendSelection sel = select_backend(parse_device_choice(o.device));
+  BackendSelection sel;
+  try {
+    sel = select_backend(parse_device_choice(o.device));
+  } catch (const Error& e) {
+    throw Error(e.category(), "--device " + o.device + ": " + e.what());
+  }
   const bool gpu = sel.backend == Backend::gpu;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
@@ -226,11 +234,12 @@ int bench_idea(const Options& o) {
              " (the host->host bound)\n\n",
              bytes >> 20, copies.h2d, copies.d2h, copies.both_each_way);
 
-  // Pageable buffers for the first two rungs, as the book's first port allocates them.
+  // Pageable buffers for the synchronous rungs, as the book's first port allocates them.
   std::vector<std::uint8_t> pageable_in, pageable_out;
-  auto want = [&](IdeaVariant v) {
-    if (!o.variant.empty()) return o.variant == to_string(v);
-    return o.ladder || v == idea_default_variant();
+  const std::string default_rung = idea_default_rung();
+  auto want = [&](const std::string& rung) {
+    if (!only.empty()) return only == rung;
+    return o.ladder || rung == default_rung;
   };
 
   DeviceBuffer<IdeaSubkeys> d_subkeys(1);
@@ -248,14 +257,21 @@ int bench_idea(const Options& o) {
     return ms;
   };
 
+  // Each rung through the executor, as wk-crypt runs it: one GPU for the rungs below deployed,
+  // every GPU for deployed. The row is named after the rung that ran.
   std::vector<LadderRow> rows;
-  for (const auto& v : idea_variants()) {
-    if (!want(v.variant)) continue;
-    LadderRow row{v.name, v.variant == idea_default_variant() ? "default" : ""};
-    const bool sync = v.variant == IdeaVariant::parallelized || v.variant == IdeaVariant::no_output_upload;
+  for (const RungInfo& r : idea_rungs()) {
+    if (!want(r.name)) continue;
+    IdeaExecution ex;
+    ex.backend = Backend::gpu;
+    ex.rung = r.name;
+    IdeaExecutor exec(ex);
+    LadderRow row{exec.rung(), exec.rung() == default_rung ? "default" : ""};
+    if (exec.gpu_count() > 1)
+      row.note = fmt::format("{}{} GPUs", row.note.empty() ? "" : row.note + ", ", exec.gpu_count());
     const std::uint8_t* src = h_in.data();
     std::uint8_t* dst = h_out.data();
-    if (sync) {
+    if (exec.host_memory() == IdeaExecutor::HostMemory::pageable) {
       if (pageable_in.empty()) {
         pageable_in.assign(h_in.data(), h_in.data() + bytes);
         pageable_out.assign(bytes, 0);
@@ -263,30 +279,20 @@ int bench_idea(const Options& o) {
       src = pageable_in.data();
       dst = pageable_out.data();
     }
-    if (v.variant == IdeaVariant::deployed) {
-      IdeaExecution ex;
-      ex.backend = Backend::gpu;
-      ex.variant = v.variant;
-      IdeaExecutor exec(ex);
-      row.note = fmt::format("{}{} GPU{}", row.note.empty() ? "" : row.note + ", ", device_count, device_count > 1 ? "s" : "");
-      row.h2h_ms = time_host_ms(h2h_repeats, [&] { exec.run(ecb, src, dst, nblocks); });
-    } else {
-      IdeaGpuEngine engine(0, v.variant);
-      row.h2h_ms = time_host_ms(h2h_repeats, [&] { engine.run(ecb, src, dst, nblocks); });
-    }
-    require_equal(dst, ref_ecb.data(), bytes, std::string(v.name) + " host->host");
-    row.kernel_ms = kernel_ms(ecb, idea_kernel_config(v.variant), ref_ecb, v.name);
+    row.h2h_ms = time_host_ms(h2h_repeats, [&] { exec.run(ecb, src, dst, nblocks); });
+    require_equal(dst, ref_ecb.data(), bytes, row.name + " host->host");
+    row.kernel_ms = kernel_ms(ecb, idea_kernel_config(exec.rung()), ref_ecb, row.name);
     rows.push_back(row);
   }
   // CTR (wk-crypt's default mode) on the default rung.
-  if (o.variant.empty() || o.variant == to_string(idea_default_variant())) {
+  if (only.empty() || only == default_rung) {
     IdeaExecution ex;
     ex.backend = Backend::gpu;
     IdeaExecutor exec(ex);
-    LadderRow row{std::string(to_string(idea_default_variant())) + " ctr", ""};
+    LadderRow row{std::string(exec.rung()) + " ctr", ""};
     row.h2h_ms = time_host_ms(h2h_repeats, [&] { exec.run(ctr, h_in.data(), h_out.data(), nblocks); });
     require_equal(h_out.data(), ref_ctr.data(), bytes, "ctr host->host");
-    row.kernel_ms = kernel_ms(ctr, idea_kernel_config(idea_default_variant()), ref_ctr, "ctr");
+    row.kernel_ms = kernel_ms(ctr, idea_kernel_config(exec.rung()), ref_ctr, "ctr");
     rows.push_back(row);
   }
   print_ladder(rows, dbytes, copies.both_each_way);
@@ -315,7 +321,7 @@ int bench_idea(const Options& o) {
     }
     fmt::print("\n");
   }
-  const IdeaKernelConfig def = idea_kernel_config(IdeaVariant::coarsened);
+  const IdeaKernelConfig def = idea_kernel_config("coarsened");
   fmt::print("best: {} threads x {} blocks/thread, {:.1f} GB/s (the library's setting: {} x {})\n", best_t, best_b, best,
              def.threads_per_block, def.blocks_per_thread);
 
@@ -328,14 +334,14 @@ int bench_idea(const Options& o) {
   for (int s : stream_counts) {
     fmt::print("{:>8}", s);
     for (auto c : chunk_mib) {
-      IdeaGpuEngine engine(0, IdeaVariant::coarsened, idea_kernel_config(IdeaVariant::coarsened), {s, c << 20});
+      IdeaGpuEngine engine(0, "coarsened", def, {s, c << 20});
       const double ms = time_host_ms(h2h_repeats, [&] { engine.run(ecb, h_in.data(), h_out.data(), nblocks); });
       require_equal(h_out.data(), ref_ecb.data(), bytes, fmt::format("coarsened {} streams x {} MiB", s, c));
       fmt::print(" {:>9.2f}", gb_per_s(dbytes, ms));
     }
     fmt::print("\n");
   }
-  const IdeaStreaming st = idea_streaming(IdeaVariant::coarsened);
+  const IdeaStreaming st = idea_streaming("coarsened");
   fmt::print("(the library's setting: {} streams x {} MiB)\n", st.streams, st.chunk_bytes >> 20);
 
   // ---- Deploy: the CPU share (Table 10-6's shape) on every GPU.
@@ -344,6 +350,7 @@ int bench_idea(const Options& o) {
   for (double pct : {0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0}) {
     IdeaExecution ex;
     ex.backend = Backend::gpu;
+    ex.rung = "deployed";
     ex.cpu_percent = pct;
     IdeaExecutor exec(ex);
     const double ms = time_host_ms(h2h_repeats, [&] { exec.run(ecb, h_in.data(), h_out.data(), nblocks); });
@@ -352,7 +359,7 @@ int bench_idea(const Options& o) {
   }
   double gpu_gbps = 0;
   for (const auto& r : rows)
-    if (r.name == to_string(IdeaVariant::deployed)) gpu_gbps = gb_per_s(dbytes, r.h2h_ms);
+    if (r.name == "deployed") gpu_gbps = gb_per_s(dbytes, r.h2h_ms);
   const double cpu_gbps = gb_per_s(dbytes, cpu_ecb_ms);
   if (gpu_gbps > 0)
     fmt::print("balanced split would be cpu-percent = cpu / (cpu + gpu) = {:.1f}% (cpu {:.2f} GB/s, gpu {:.2f} GB/s)\n",

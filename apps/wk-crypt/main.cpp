@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "app_common.hpp"
@@ -14,6 +16,7 @@
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
+#include "wk/core/rung.hpp"
 #include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
@@ -103,8 +106,9 @@ void add_crypt_options(CLI::App& sub, CryptArgs& a, cipher::IdeaDirection direct
   sub.add_option("--cpu-percent", a.cpu_percent, "Share of the data the CPU encrypts alongside the GPUs (0-100)")
       ->default_val(0)
       ->check(CLI::Range(0.0, 100.0));
-  sub.add_option("--variant", a.variant, "APOD ladder rung (parallelized, no-output-upload, overlapped, constant-key, "
-                                         "coarsened, deployed); default: deployed");
+  sub.add_option("--variant", a.variant,
+                 "APOD ladder rung (" + wk::rung_names(cipher::idea_rungs()) +
+                     "); default: the fastest measured on the GPU's architecture");
   sub.add_option("--chunk-mib", a.chunk_mib, "Chunk size in MiB for reading, encrypting and writing")
       ->default_val(64)
       ->check(CLI::Range(1, 4096));
@@ -127,6 +131,41 @@ bool writes_to_stdout(const fs::path& out) {
   return id && *id == io::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
+// What the user types to change a setting that decided a library error.
+std::string flag_hint(cipher::IdeaSetting setting, cipher::IdeaDirection direction) {
+  switch (setting) {
+    case cipher::IdeaSetting::replace: return " (--force replaces it)";
+    case cipher::IdeaSetting::strict_perms: return " (--strict-perms)";
+    case cipher::IdeaSetting::pad:
+      return direction == cipher::IdeaDirection::encrypt ? " (--no-pad; without it, PKCS#7 pads)"
+                                                         : " (--no-pad decrypts data encrypted without padding, keeping every byte)";
+  }
+  return "";
+}
+
+// Runs `body`, adding to a library error the flag that changes it: the library says what is
+// wrong in its own terms (a setting, the CPU backend), the user needs wk-crypt's name for it.
+int with_flags(cipher::IdeaDirection direction, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const cipher::IdeaSettingError& e) {
+    throw Error(e.category(), e.what() + flag_hint(e.setting(), direction));
+  } catch (const Error& e) {
+    if (e.category() != ErrorCategory::cuda) throw;
+    throw Error(e.category(), std::string(e.what()) + "; --device cpu runs on the CPU instead");
+  }
+}
+
+// The value of `flag` through `parse`, its usage errors prefixed with the flag.
+template <class Parse>
+auto parse_flag(const std::string& flag, Parse&& parse) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    throw Error(e.category(), flag + ": " + e.what());
+  }
+}
+
 int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   nvtx::Range range(direction == cipher::IdeaDirection::encrypt ? "encrypt" : "decrypt");
   {
@@ -144,14 +183,17 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
     key = cipher::idea_read_key_file(a.key, check);
   }
   cipher::IdeaExecution exec;
-  if (!a.variant.empty()) exec.variant = cipher::parse_idea_variant(a.variant);
-  const BackendSelection sel = wk::app::choose_backend(kProg, a.device, a.quiet);
+  // The rung names join words with '_'; the older '-' spelling is accepted too.
+  exec.rung = a.variant;
+  std::replace(exec.rung.begin(), exec.rung.end(), '-', '_');
+  if (!exec.rung.empty()) wk::check_rung_name("--variant", cipher::idea_rungs(), exec.rung);
+  const BackendSelection sel =
+      parse_flag("--device " + a.device, [&] { return wk::app::choose_backend(kProg, a.device, a.quiet); });
   exec.backend = sel.backend;
   if (sel.backend == Backend::gpu) {
-    exec.gpus = wk::parse_gpu_list(a.gpus, sel.gpu.device_count);
-    // The lower rungs run on one GPU; the default "all" then means the first (an explicit list of
-    // several stays an error that says so).
-    if (exec.variant != cipher::IdeaVariant::deployed && a.gpus == "all" && exec.gpus.size() > 1) exec.gpus.resize(1);
+    // "all" stays empty: every GPU for the deployed rung, the first one for the rungs below it
+    // (an explicit list of several is an error for those, which says so).
+    if (a.gpus != "all") exec.gpus = parse_flag("--gpus", [&] { return wk::parse_gpu_list(a.gpus, sel.gpu.device_count); });
     exec.cpu_percent = a.cpu_percent;
   }
   std::unique_ptr<cipher::IdeaExecutor> executor;
@@ -216,11 +258,15 @@ int main(int argc, char** argv) {
     nvtx::Range app_range("wk-crypt");
     if (keygen->parsed()) {
       nvtx::Range r("keygen", nvtx::Color::io);
-      cipher::idea_write_key_file(keyfile, force);
-      return wk::app::kSuccess;
+      return with_flags(cipher::IdeaDirection::encrypt, [&] {
+        cipher::idea_write_key_file(keyfile, force);
+        return wk::app::kSuccess;
+      });
     }
-    if (enc->parsed()) return run_crypt(cipher::IdeaDirection::encrypt, enc_args);
-    if (dec->parsed()) return run_crypt(cipher::IdeaDirection::decrypt, dec_args);
+    if (enc->parsed())
+      return with_flags(cipher::IdeaDirection::encrypt, [&] { return run_crypt(cipher::IdeaDirection::encrypt, enc_args); });
+    if (dec->parsed())
+      return with_flags(cipher::IdeaDirection::decrypt, [&] { return run_crypt(cipher::IdeaDirection::decrypt, dec_args); });
     return wk::app::kUsage;
   });
 }

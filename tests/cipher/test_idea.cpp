@@ -218,9 +218,36 @@ TEST_CASE("IDEA: the threaded CPU path equals one thread, in place too", "[idea]
 }
 
 TEST_CASE("IDEA: ladder names, GPU lists and executor checks", "[idea]") {
-  for (const auto& v : idea_variants()) CHECK(parse_idea_variant(v.name) == v.variant);
-  CHECK(idea_variants().size() == 6);
-  CHECK_THROWS_AS(parse_idea_variant("fastest"), Error);
+  // The rungs by name, each its own row (no CUDA: a name that is given needs no device).
+  const auto rungs = idea_rungs();
+  REQUIRE(rungs.size() == 6);
+  const char* names[] = {"parallelized", "no_output_upload", "overlapped", "constant_key", "coarsened", "deployed"};
+  for (std::size_t i = 0; i < rungs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(std::string(rungs[i].name) == names[i]);
+    CHECK(std::string(rungs[i].summary).size() > 10);
+    CHECK_NOTHROW(check_rung_name("idea", rungs, rungs[i].name));
+  }
+  CHECK(idea_kernel_config("parallelized").kernel == IdeaKernel::global_key);
+  CHECK(idea_kernel_config("overlapped").kernel == IdeaKernel::global_key);
+  CHECK(idea_kernel_config("constant_key").kernel == IdeaKernel::constant_key);
+  CHECK(idea_kernel_config("coarsened").kernel == IdeaKernel::coarsened);
+  CHECK(idea_kernel_config("deployed").kernel == IdeaKernel::coarsened);
+  CHECK(idea_streaming("parallelized").streams == 1);
+  CHECK(idea_streaming("no_output_upload").streams == 1);
+  CHECK(idea_streaming("overlapped").streams > 1);
+  // Unknown names, the older '-' spelling included, are usage errors that name the rungs.
+  for (const char* bad : {"fastest", "no-output-upload", "Coarsened"}) {
+    CAPTURE(bad);
+    try {
+      idea_kernel_config(bad);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.category() == ErrorCategory::usage);
+      CHECK_THAT(e.what(), Catch::Contains(std::string("unknown rung '") + bad + "'") &&
+                               Catch::Contains("parallelized, no_output_upload, overlapped, constant_key, coarsened, deployed"));
+    }
+  }
   CHECK(parse_gpu_list("all", 3) == std::vector<int>{0, 1, 2});
   CHECK(parse_gpu_list("2,0", 3) == std::vector<int>{2, 0});
   for (const char* bad : {"", "0,", "a", "3", "-1", "0,0", "1 "}) {
@@ -234,7 +261,20 @@ TEST_CASE("IDEA: ladder names, GPU lists and executor checks", "[idea]") {
   }
   IdeaExecution bad;
   bad.cpu_percent = 101;
-  CHECK_THROWS_AS(IdeaExecutor(bad), Error);
+  try {
+    IdeaExecutor refused(bad);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.category() == ErrorCategory::usage);
+    CHECK_THAT(e.what(), Catch::Equals("idea: the CPU share must be in 0..100 percent, not 101"));
+  }
+  // A rung name is checked on the CPU too (where no rung runs).
+  IdeaExecution unknown;
+  unknown.rung = "fastest";
+  CHECK_THROWS_AS(IdeaExecutor(unknown), Error);
+  IdeaExecution named;
+  named.rung = "coarsened";
+  CHECK(std::string(IdeaExecutor(named).rung()).empty());
   // The CPU executor equals idea_cpu and touches no CUDA.
   const auto data = random_bytes(8 * 5000, 5);
   const IdeaJob job = idea_ctr_job(random_key(5), 42);
@@ -331,8 +371,9 @@ TEST_CASE("IDEA files: truncated input, bad padding and bad keys fail, naming th
   test::TempDir dir;
   const IdeaKey key = random_key(23);
   test::write_bytes(dir / "out", "previous contents");
+  // pad_decides: the error is one that the padding setting decides (IdeaSettingError, pad).
   auto expect_failure = [&](IdeaDirection d, const std::string& input, IdeaFileOptions o, const std::string& what,
-                            const IdeaKey& k) {
+                            const IdeaKey& k, bool pad_decides = false) {
     CAPTURE(what, input.size());
     test::write_bytes(dir / "in", input);
     try {
@@ -343,7 +384,10 @@ TEST_CASE("IDEA files: truncated input, bad padding and bad keys fail, naming th
       CAPTURE(msg);
       CHECK(msg.find((dir / "in").string()) != std::string::npos);
       CHECK(msg.find(what) != std::string::npos);
+      CHECK(msg.find(" --") == std::string::npos);  // the library's terms, no command-line flag
       CHECK(e.category() == ErrorCategory::decode);
+      const auto* setting = dynamic_cast<const IdeaSettingError*>(&e);
+      CHECK((setting && setting->setting() == IdeaSetting::pad) == pad_decides);
     }
     CHECK(test::read_bytes(dir / "out") == "previous contents");
     CHECK(count_entries(dir.path()) == 2);
@@ -355,8 +399,8 @@ TEST_CASE("IDEA files: truncated input, bad padding and bad keys fail, naming th
   expect_failure(IdeaDirection::decrypt, "1234567", ctr, "shorter than the 8-byte CTR nonce", key);
   expect_failure(IdeaDirection::decrypt, std::string(13, 'x'), ecb, "not a whole number of 8-byte blocks", key);
   expect_failure(IdeaDirection::decrypt, std::string(17, 'x'), ecb_nopad, "not a whole number of 8-byte blocks", key);
-  expect_failure(IdeaDirection::decrypt, "", ecb, "empty", key);
-  expect_failure(IdeaDirection::encrypt, std::string(9, 'x'), ecb_nopad, "--no-pad", key);
+  expect_failure(IdeaDirection::decrypt, "", ecb, "empty", key, true);
+  expect_failure(IdeaDirection::encrypt, std::string(9, 'x'), ecb_nopad, "which ECB without padding needs", key, true);
 
   // Bad padding, made certain: a block whose plaintext ends in 0 is never valid padding.
   std::vector<std::uint8_t> block(16, 0);
@@ -364,15 +408,15 @@ TEST_CASE("IDEA files: truncated input, bad padding and bad keys fail, naming th
   const auto c = cpu_run(idea_ecb_job(key, IdeaDirection::encrypt), block);
   IdeaFileOptions ecb_small = ecb;
   ecb_small.chunk_bytes = 16;
-  expect_failure(IdeaDirection::decrypt, as_string(c), ecb_small, "bad padding", key);
+  expect_failure(IdeaDirection::decrypt, as_string(c), ecb_small, "bad padding", key, true);
   // A padding byte of 9 or a mismatching run of padding bytes is bad too.
   block[15] = 9;
   expect_failure(IdeaDirection::decrypt, as_string(cpu_run(idea_ecb_job(key, IdeaDirection::encrypt), block)), ecb,
-                 "bad padding", key);
+                 "bad padding", key, true);
   block[15] = 2;
   block[14] = 1;
   expect_failure(IdeaDirection::decrypt, as_string(cpu_run(idea_ecb_job(key, IdeaDirection::encrypt), block)), ecb,
-                 "bad padding", key);
+                 "bad padding", key, true);
   block[14] = 2;  // valid: decrypts to 14 bytes
   test::write_bytes(dir / "in", as_string(cpu_run(idea_ecb_job(key, IdeaDirection::encrypt), block)));
   crypt(IdeaDirection::decrypt, dir / "in", dir / "out", key, ecb);
@@ -409,9 +453,10 @@ TEST_CASE("IDEA key files: 16 bytes, mode 0600, never overwritten by accident", 
   try {
     idea_write_key_file(k, false);
     FAIL("overwrote a key");
-  } catch (const Error& e) {
+  } catch (const IdeaSettingError& e) {
     CHECK(e.category() == ErrorCategory::usage);
-    CHECK(std::string(e.what()).find(k.string()) != std::string::npos);
+    CHECK(e.setting() == IdeaSetting::replace);
+    CHECK_THAT(e.what(), Catch::Equals(k.string() + ": already exists; refusing to overwrite an existing key"));
   }
   CHECK(idea_read_key_file(k) == made);
   const IdeaKey replaced = idea_write_key_file(k, true);
@@ -506,9 +551,11 @@ TEST_CASE("IDEA key files: modes that let others read or write warn, or are refu
   try {
     idea_read_key_file(k, strict);
     FAIL("accepted");
-  } catch (const Error& e) {
+  } catch (const IdeaSettingError& e) {
     CHECK(e.category() == ErrorCategory::io);
+    CHECK(e.setting() == IdeaSetting::strict_perms);
     CHECK(std::string(e.what()).find(k.string() + " is readable by others (mode 0644)") != std::string::npos);
+    CHECK_THAT(e.what(), Catch::Contains("chmod 600 it") && Catch::Contains("strict permission check"));
   }
   CHECK(warnings.size() == 1);
 }
@@ -555,8 +602,9 @@ TEST_CASE("IDEA files: outputs through links and FIFOs, replace=false, and no ou
     try {
       crypt(IdeaDirection::decrypt, dir / "target", dir / name, key, keep);
       FAIL("replaced");
-    } catch (const Error& e) {
+    } catch (const IdeaSettingError& e) {
       CHECK(e.category() == ErrorCategory::usage);
+      CHECK(e.setting() == IdeaSetting::replace);
       CHECK(std::string(e.what()).find((dir / name).string() + ": already exists") != std::string::npos);
     }
     CHECK(test::read_bytes(dir / "out") == "good data");

@@ -65,7 +65,7 @@ std::vector<std::uint8_t> gpu_kernel(const IdeaJob& job, const std::vector<std::
 std::vector<IdeaKernelConfig> kernel_configs() {
   return {{IdeaKernel::global_key, 128, 1}, {IdeaKernel::constant_key, 128, 1}, {IdeaKernel::coarsened, 32, 1},
           {IdeaKernel::coarsened, 64, 2},   {IdeaKernel::coarsened, 256, 4},    {IdeaKernel::coarsened, 1024, 8},
-          idea_kernel_config(IdeaVariant::coarsened)};
+          idea_kernel_config("coarsened")};
 }
 
 std::string describe(const IdeaKernelConfig& c) {
@@ -112,7 +112,7 @@ TEST_CASE("GPU IDEA: every kernel equals the CPU path: ECB both ways, CTR across
   // The all-zero key has zero subkeys (2^16) in every multiplication slot of the first rounds.
   const auto data = random_bytes(4096 * 8, 77);
   for (const IdeaJob& job : {idea_ecb_job(IdeaKey{}, IdeaDirection::encrypt), idea_ecb_job(IdeaKey{}, IdeaDirection::decrypt)})
-    CHECK(mismatch(gpu_kernel(job, data, idea_kernel_config(IdeaVariant::coarsened)), cpu_run(job, data)) == "");
+    CHECK(mismatch(gpu_kernel(job, data, idea_kernel_config("coarsened")), cpu_run(job, data)) == "");
 }
 
 TEST_CASE("GPU IDEA: every rung's host->host engine equals the CPU path, pinned, pageable and in place", "[gpu][idea]") {
@@ -120,14 +120,15 @@ TEST_CASE("GPU IDEA: every rung's host->host engine equals the CPU path, pinned,
   const std::size_t n = 100003;  // blocks: odd, several chunks of the small streaming setting below
   const auto data = random_bytes(n * 8, 5);
   const IdeaJob jobs[] = {idea_ecb_job(key, IdeaDirection::encrypt), idea_ctr_job(key, 0xFFFFFFFFFFFF0000ull)};
-  for (const auto& v : idea_variants())
+  for (const RungInfo& r : idea_rungs())
     for (const IdeaJob& job : jobs) {
-      CAPTURE(v.name, to_string(job.mode));
+      CAPTURE(r.name, to_string(job.mode));
       const auto want = cpu_run(job, data);
       // The rung's own setting (one chunk here), then small chunks over 3 streams.
-      for (const IdeaStreaming st : {idea_streaming(v.variant), IdeaStreaming{3, 64 * 1024}}) {
+      for (const IdeaStreaming st : {idea_streaming(r.name), IdeaStreaming{3, 64 * 1024}}) {
         CAPTURE(st.streams, st.chunk_bytes);
-        IdeaGpuEngine engine(0, v.variant, idea_kernel_config(v.variant), st);
+        IdeaGpuEngine engine(0, r.name, idea_kernel_config(r.name), st);
+        CHECK(std::string(engine.rung()) == r.name);
         std::vector<std::uint8_t> out(data.size());
         engine.run(job, data.data(), out.data(), n);  // pageable
         CHECK(mismatch(out, want) == "");
@@ -163,9 +164,24 @@ TEST_CASE("GPU IDEA: the deployed executor with CPU shares and every GPU equals 
   // Several GPUs or a CPU share need the deployed rung.
   IdeaExecution bad;
   bad.backend = Backend::gpu;
-  bad.variant = IdeaVariant::coarsened;
+  bad.rung = "coarsened";
   bad.cpu_percent = 10;
   CHECK_THROWS_AS(IdeaExecutor(bad), Error);
+  // No name: the default rung of the GPU's architecture, which the engine and the executor report.
+  WK_CUDA_CHECK(cudaSetDevice(0));
+  const std::string def = idea_default_rung();
+  CHECK_NOTHROW(check_rung_name("idea", idea_rungs(), def));
+  CHECK(IdeaGpuEngine(0).rung() == def);
+  IdeaExecution plain;
+  plain.backend = Backend::gpu;
+  IdeaExecutor exec(plain);
+  CHECK(exec.rung() == def);
+  // Pinned host memory for the rungs that overlap copies; pageable for the synchronous ones, as
+  // the book's first port allocates it.
+  plain.rung = "overlapped";
+  CHECK(IdeaExecutor(plain).host_memory() == IdeaExecutor::HostMemory::pinned);
+  plain.rung = "parallelized";
+  CHECK(IdeaExecutor(plain).host_memory() == IdeaExecutor::HostMemory::pageable);
 }
 
 // [slow]: some 70 runs of wk-crypt, each a CUDA start-up; under compute-sanitizer (which skips
@@ -202,9 +218,9 @@ TEST_CASE("wk-crypt on the GPU: round trips, and files interchange with the CPU 
   // Every rung through the app.
   const auto data = random_bytes((std::size_t(2) << 20) + 3, 9);
   test::write_bytes(dir / "p", std::string(data.begin(), data.end()));
-  for (const auto& v : idea_variants()) {
-    CAPTURE(v.name);
-    crypt("encrypt", std::string("--mode ecb --device gpu --chunk-mib 1 --variant ") + v.name, dir / "p", dir / "c");
+  for (const RungInfo& r : idea_rungs()) {
+    CAPTURE(r.name);
+    crypt("encrypt", std::string("--mode ecb --device gpu --chunk-mib 1 --variant ") + r.name, dir / "p", dir / "c");
     crypt("decrypt", "--mode ecb --device cpu --force", dir / "c", dir / "b");
     CHECK(test::read_bytes(dir / "b") == test::read_bytes(dir / "p"));
   }

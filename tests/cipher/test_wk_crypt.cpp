@@ -160,7 +160,7 @@ TEST_CASE("wk-crypt errors name the file, exit 1 or 2, and leave no output", "[c
   const std::string in = (f.dir / "in").string();
   expect("decrypt", "", "12345", 1, "shorter than the 8-byte CTR nonce", in);
   expect("decrypt", "--mode ecb", std::string(13, 'x'), 1, "not a whole number of 8-byte blocks", in);
-  expect("encrypt", "--mode ecb --no-pad", std::string(9, 'x'), 1, "--no-pad", in);
+  expect("encrypt", "--mode ecb --no-pad", std::string(9, 'x'), 1, "which ECB without padding needs (--no-pad", in);
   // ECB of a block ending in 0, decrypted with padding: always bad padding.
   {
     const wk::cipher::IdeaKey key = wk::cipher::idea_read_key_file(f.key);
@@ -168,6 +168,7 @@ TEST_CASE("wk-crypt errors name the file, exit 1 or 2, and leave no output", "[c
     wk::cipher::idea_cpu(wk::cipher::idea_ecb_job(key, wk::cipher::IdeaDirection::encrypt),
                          reinterpret_cast<const std::uint8_t*>(block.data()), reinterpret_cast<std::uint8_t*>(c.data()), 1);
     expect("decrypt", "--mode ecb", c, 1, "bad padding", in);
+    expect("decrypt", "--mode ecb", c, 1, "(--no-pad decrypts data encrypted without padding", in);
   }
   // Bad key files: wrong size, missing.
   wk::test::write_bytes(f.dir / "short.key", std::string(15, 'k'));
@@ -190,10 +191,21 @@ TEST_CASE("wk-crypt errors name the file, exit 1 or 2, and leave no output", "[c
   CHECK(r.output.find("missing") != std::string::npos);
   CHECK(f.crypt("encrypt", "--mode cbc", f.dir / "in", f.dir / "out").exit_code == 2);
   CHECK(f.crypt("encrypt", "--cpu-percent 150", f.dir / "in", f.dir / "out").exit_code == 2);
-  CHECK(f.crypt("encrypt", "--variant fastest", f.dir / "in", f.dir / "out").exit_code == 2);
+  r = f.crypt("encrypt", "--variant fastest", f.dir / "in", f.dir / "out");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--variant: unknown rung 'fastest' (known: parallelized, no_output_upload, "
+                                       "overlapped, constant_key, coarsened, deployed)"));
   CHECK(f.crypt("encrypt", "", f.dir / "in", f.dir / "in").exit_code == 2);
   CHECK(wk::test::run(wk_crypt("")).exit_code == 2);
   CHECK(!fs::exists(f.dir / "out"));
+  // The rung names, and their older '-' spelling, are accepted (the CPU runs no rung).
+  for (const char* rung : {"no_output_upload", "no-output-upload"}) {
+    CAPTURE(rung);
+    r = f.crypt("encrypt", std::string("--variant ") + rung, f.dir / "in", f.dir / "out");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::remove(f.dir / "out"));
+  }
 }
 
 TEST_CASE("wk-crypt --help warns about ECB, tampering, wrong keys and IDEA's age, and defines CTR", "[cli][wk-crypt][idea]") {

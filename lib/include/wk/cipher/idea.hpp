@@ -21,6 +21,7 @@
 #include "wk/cipher/idea_round.hpp"
 #include "wk/core/backend.hpp"
 #include "wk/core/buffer.hpp"
+#include "wk/core/rung.hpp"
 
 namespace wk::cipher {
 
@@ -80,53 +81,44 @@ struct IdeaKernelConfig {
 void idea_gpu(const IdeaJob& job, const std::uint8_t* d_in, std::uint8_t* d_out, std::size_t nblocks,
               const IdeaKernelConfig& config, const IdeaSubkeys* d_subkeys, cudaStream_t stream);
 
-// ---- The APOD ladder, slowest to fastest; every rung selectable by name (docs/apod/idea.md).
-enum class IdeaVariant {
-  parallelized,      // 1: one block per thread; synchronous copies; output buffer uploaded too; key in global memory
-  no_output_upload,  // 2: as 1 without the needless upload of the output buffer
-  overlapped,        // 3: chunks round-robin over several streams, pinned host memory, copies overlap kernels
-  constant_key,      // 4: as 3 with the key schedule in constant memory
-  coarsened,         // 5: as 4 with the tuned block size, several blocks per thread and 16-byte loads
-  deployed,          // 6: as 5 on every listed GPU at once, plus an optional CPU share (--cpu-percent)
-};
+// ---- The APOD ladder, slowest to fastest (docs/apod/idea.md): parallelized, no_output_upload,
+// overlapped, constant_key, coarsened, deployed. Every rung is selectable by name; an empty name
+// selects the default rung, the fastest measured on the current GPU's architecture.
+std::span<const RungInfo> idea_rungs();
+// The default rung's name for the current CUDA device.
+const char* idea_default_rung();
 
-struct IdeaVariantInfo {
-  IdeaVariant variant;
-  const char* name;
-  const char* description;
-};
-std::span<const IdeaVariantInfo> idea_variants();
-// The fastest rung measured (docs/apod/idea.md); the library's default.
-IdeaVariant idea_default_variant();
-// Accepts the names in idea_variants(); throws wk::Error{usage} otherwise.
-IdeaVariant parse_idea_variant(std::string_view name);
-const char* to_string(IdeaVariant variant) noexcept;
-
-// The kernel each rung runs. For coarsened and deployed: the configuration measured fastest on
-// the H100 (written next to its definition in idea.cu).
-IdeaKernelConfig idea_kernel_config(IdeaVariant variant);
+// The kernel a rung runs ("" = the default). Throws wk::Error{usage} naming the rungs for an
+// unknown name.
+IdeaKernelConfig idea_kernel_config(std::string_view rung);
 
 // How a host->host run is cut into chunks and spread over streams.
 struct IdeaStreaming {
-  int streams = 4;                       // rungs 1-2 use one
+  int streams = 4;                       // the synchronous rungs (1-2) use one
   std::size_t chunk_bytes = 8u << 20;    // a multiple of 16
 };
-IdeaStreaming idea_streaming(IdeaVariant variant);
+// A rung's streaming setting ("" = the default); throws as idea_kernel_config does.
+IdeaStreaming idea_streaming(std::string_view rung);
 
 // One GPU, host memory in and out: owns the streams, the device chunk buffers and the device
 // copy of the subkeys. run() returns once h_out holds the result (this is a whole-buffer, host
 // synchronous entry point; the device-resident idea_gpu() is the asynchronous one). h_in may
-// equal h_out. Rungs >= overlapped overlap copies only when the host memory is pinned.
+// equal h_out. Rungs from overlapped on overlap copies only when the host memory is pinned.
 class IdeaGpuEngine {
  public:
-  IdeaGpuEngine(int device, IdeaVariant variant);
-  IdeaGpuEngine(int device, IdeaVariant variant, const IdeaKernelConfig& kernel, const IdeaStreaming& streaming);
+  // `rung`: a name from idea_rungs(), empty for the default rung of `device`. Throws
+  // wk::Error{usage} for an unknown name.
+  explicit IdeaGpuEngine(int device, std::string_view rung = {});
+  // The rung's copies with another kernel or streaming setting (the sweeps of wk-bench idea).
+  IdeaGpuEngine(int device, std::string_view rung, const IdeaKernelConfig& kernel, const IdeaStreaming& streaming);
   ~IdeaGpuEngine();
   IdeaGpuEngine(IdeaGpuEngine&&) noexcept;
   IdeaGpuEngine& operator=(IdeaGpuEngine&&) noexcept;
 
   void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
   int device() const;
+  // The rung it runs: the one named, or the default's name when none was.
+  const char* rung() const;
 
  private:
   struct Impl;
@@ -137,17 +129,17 @@ class IdeaGpuEngine {
 // listed GPU plus a CPU share.
 struct IdeaExecution {
   Backend backend = Backend::cpu;
-  std::vector<int> gpus;   // device ids; empty with Backend::gpu: every visible device
+  std::vector<int> gpus;   // device ids; empty with Backend::gpu: every visible device (the first
+                           // one for the rungs that run on one GPU)
   double cpu_percent = 0;  // deployed rung: share of the blocks the CPU does while the GPUs do the rest
   int cpu_threads = 0;     // 0: every core (minus one per GPU when the CPU shares the work)
-  IdeaVariant variant = idea_default_variant();
+  std::string rung;        // a name from idea_rungs(); empty: the default rung of the first GPU
 };
-
 
 class IdeaExecutor {
  public:
-  // Validates the execution (GPU ids, cpu_percent in [0, 100], several GPUs or a CPU share only
-  // with the deployed rung) and creates one engine per GPU. Throws wk::Error.
+  // Validates the execution (the rung's name, GPU ids, cpu_percent in [0, 100], several GPUs or
+  // a CPU share only with the deployed rung) and creates one engine per GPU. Throws wk::Error.
   explicit IdeaExecutor(const IdeaExecution& execution);
   ~IdeaExecutor();
   IdeaExecutor(const IdeaExecutor&) = delete;
@@ -155,15 +147,23 @@ class IdeaExecutor {
 
   // Host -> host; returns when h_out holds the result. h_in may equal h_out.
   void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
-  // Host memory suited to run(): pinned when a GPU takes part, pageable otherwise.
-  HostBuffer<std::uint8_t> host_buffer(std::size_t bytes) const;
+  // Host memory suited to run(): pinned when the rung overlaps copies on a GPU; pageable on the
+  // CPU and for the synchronous rungs (the book's first port).
+  using HostMemory = HostBuffer<std::uint8_t>::Memory;
+  HostMemory host_memory() const { return pinned_host_ ? HostMemory::pinned : HostMemory::pageable; }
+  HostBuffer<std::uint8_t> host_buffer(std::size_t bytes) const { return HostBuffer<std::uint8_t>(bytes, host_memory()); }
   bool uses_gpu() const { return !engines_.empty(); }
-  // "GPU 0 (deployed) + 10% on 14 CPU threads", "CPU (16 threads)".
+  int gpu_count() const { return static_cast<int>(engines_.size()); }
+  // The rung the GPUs run (the default's name when none was named); "" on the CPU.
+  const char* rung() const { return rung_; }
+  // "GPU 0 (deployed) + 10% on the CPU (14 threads)", "CPU (16 threads)".
   std::string describe() const;
 
  private:
   IdeaExecution execution_;
   int cpu_threads_ = 1;
+  const char* rung_ = "";
+  bool pinned_host_ = false;
   std::vector<IdeaGpuEngine> engines_;
 };
 

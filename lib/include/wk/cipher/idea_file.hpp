@@ -12,7 +12,8 @@
 //                   big-endian 64-bit integers; a partial last block uses the first bytes of its key
 //                   stream. Output size = input size + 8.
 //   ECB             each 8-byte block encrypted alone; PKCS#7 padding (1..8 bytes of value n)
-//                   unless --no-pad, which needs a whole number of blocks.
+//                   unless padding is off (IdeaFileOptions::pad), which needs a whole number of
+//                   blocks.
 // Neither mode detects tampering or a wrong key (ECB notices most wrong keys only through the
 // padding check).
 #include <cstdint>
@@ -22,22 +23,44 @@
 #include <string>
 
 #include "wk/cipher/idea.hpp"
+#include "wk/core/error.hpp"
 
 namespace wk::cipher {
 
 inline constexpr std::size_t kIdeaNonceBytes = 8;
 
+// The setting of a call that decides an error, for a caller that offers it under a name of its
+// own (wk-crypt: --force, --no-pad, --strict-perms) and can say which to change.
+enum class IdeaSetting {
+  replace,       // an existing output or key file is refused (IdeaFileOptions::replace, overwrite)
+  pad,           // ECB padding on or off (IdeaFileOptions::pad)
+  strict_perms,  // a key file others may read is refused (IdeaKeyFileCheck::strict_perms)
+};
+
+// A wk::Error that the setting `setting()` decides; the message says what is wrong in the
+// library's terms.
+class IdeaSettingError : public Error {
+ public:
+  IdeaSettingError(ErrorCategory category, IdeaSetting setting, const std::string& message)
+      : Error(category, message), setting_(setting) {}
+  IdeaSetting setting() const noexcept { return setting_; }
+
+ private:
+  IdeaSetting setting_;
+};
+
 // What idea_read_key_file does about a key file that users other than its owner may read or
 // write (any of the mode bits 077), as ssh does about private keys.
 struct IdeaKeyFileCheck {
-  bool strict_perms = false;                       // refuse it: wk::Error{io}, nothing read
+  bool strict_perms = false;                       // refuse it: IdeaSettingError{io}, nothing read
   std::function<void(const std::string&)> warn;    // else called with the warning, when set
 };
 
 // Reads a key file of exactly 16 bytes. Opening never blocks (O_NONBLOCK, then fstat): a FIFO, a
 // device or a folder is refused, and a file of any other size is refused without being read.
-// Throws wk::Error{io} (missing, unreadable, not a regular file, refused permissions) or {decode}
-// (any other size), the message naming the file; no message quotes the file's content.
+// Throws wk::Error{io} (missing, unreadable, not a regular file; refused permissions:
+// IdeaSettingError{io, strict_perms}) or {decode} (any other size), the message naming the file;
+// no message quotes the file's content.
 IdeaKey idea_read_key_file(const std::filesystem::path& path, const IdeaKeyFileCheck& check = {});
 
 // "PATH is readable by others (mode 0644); chmod 600 it" for a key file whose mode lets others
@@ -46,7 +69,8 @@ std::string idea_key_file_exposure(const std::filesystem::path& path, unsigned m
 
 // Writes 16 bytes from OpenSSL's CSPRNG (RAND_bytes) to `path` with mode 0600 through
 // io::OutputFile (a symbolic link is followed; a FIFO or character device is written in place).
-// An existing regular file (also behind a link) is refused (wk::Error{usage}) unless `overwrite`.
+// An existing regular file (also behind a link) is refused (IdeaSettingError{usage, replace})
+// unless `overwrite`.
 IdeaKey idea_write_key_file(const std::filesystem::path& path, bool overwrite);
 
 struct IdeaFileOptions {
@@ -54,7 +78,8 @@ struct IdeaFileOptions {
   bool pad = true;                               // ECB: PKCS#7 padding
   std::size_t chunk_bytes = std::size_t(64) << 20;  // read / transform / write granularity, a multiple of 16
   std::optional<std::uint64_t> nonce;            // CTR encryption: this nonce instead of a random one (tests)
-  bool replace = true;                           // false: an existing regular output is refused (wk::Error{usage})
+  bool replace = true;                           // false: an existing regular output is refused
+                                                 // (IdeaSettingError{usage, replace})
 };
 
 struct IdeaFileResult {
@@ -69,12 +94,13 @@ using IdeaProgressFn = std::function<void(std::uint64_t done, std::uint64_t tota
 // Encrypts or decrypts `in` into `out` (missing parent folders are created). `out` appears only
 // when everything succeeded: a truncated input (ECB: not a whole number of blocks; CTR: shorter
 // than its nonce), bad padding, or a read or write error throws wk::Error naming the file and
-// leaves no output (an existing `out` is kept as it was). `out` may not be `in`, also not through
-// a link (wk::Error{usage}). `in` must be a regular file (opening it never blocks). `out` may be
-// a symbolic link (its target is replaced), a FIFO or character device (written in place) or "-"
+// leaves no output (an existing `out` is kept as it was); the errors that padding decides are
+// IdeaSettingError{decode, pad}. `out` may not be `in`, also not through a link
+// (wk::Error{usage}). `in` must be a regular file (opening it never blocks). `out` may be a
+// symbolic link (its target is replaced), a FIFO or character device (written in place) or "-"
 // (standard output). With options.replace false, an existing regular `out` is refused before
-// anything is written. Decrypted files are created with mode 0600, encrypted ones with 0666
-// minus the umask.
+// anything is written (IdeaSettingError{usage, replace}). Decrypted files are created with mode
+// 0600, encrypted ones with 0666 minus the umask.
 IdeaFileResult idea_crypt_file(IdeaDirection direction, const std::filesystem::path& in, const std::filesystem::path& out,
                                const IdeaKey& key, const IdeaFileOptions& options, IdeaExecutor& executor,
                                const IdeaProgressFn& progress = {});

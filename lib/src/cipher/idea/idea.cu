@@ -4,11 +4,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cipher/idea/idea_rungs.hpp"
 #include "wk/cipher/idea.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
@@ -169,15 +169,6 @@ void check_config(const IdeaKernelConfig& c) {
     throw Error(ErrorCategory::usage, "idea: blocks per thread must be 1, 2, 4 or 8, not " + std::to_string(c.blocks_per_thread));
 }
 
-constexpr std::array<IdeaVariantInfo, 6> kVariants{{
-    {IdeaVariant::parallelized, "parallelized", "1 block/thread, sync copies, output uploaded too, key in global memory"},
-    {IdeaVariant::no_output_upload, "no-output-upload", "as parallelized, without uploading the output buffer"},
-    {IdeaVariant::overlapped, "overlapped", "chunks over 4 streams, pinned memory, copies overlap kernels"},
-    {IdeaVariant::constant_key, "constant-key", "as overlapped, key schedule in constant memory"},
-    {IdeaVariant::coarsened, "coarsened", "tuned block size, several blocks/thread, 16-byte loads"},
-    {IdeaVariant::deployed, "deployed", "coarsened on every listed GPU, optional CPU share"},
-}};
-
 }  // namespace
 
 void idea_gpu(const IdeaJob& job, const std::uint8_t* d_in, std::uint8_t* d_out, std::size_t nblocks,
@@ -194,91 +185,50 @@ void idea_gpu(const IdeaJob& job, const std::uint8_t* d_in, std::uint8_t* d_out,
   WK_CUDA_CHECK_LAUNCH();
 }
 
-std::span<const IdeaVariantInfo> idea_variants() { return kVariants; }
-
-// Measured on the H100 (docs/apod/idea.md): the deployed rung is the coarsened kernel on every
-// GPU; with one GPU and no CPU share it equals coarsened.
-IdeaVariant idea_default_variant() { return IdeaVariant::deployed; }
-
-IdeaVariant parse_idea_variant(std::string_view name) {
-  for (const auto& v : kVariants)
-    if (name == v.name) return v.variant;
-  std::string names;
-  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
-  throw Error(ErrorCategory::usage, "idea: unknown variant '" + std::string(name) + "' (known: " + names + ")");
-}
-
-const char* to_string(IdeaVariant variant) noexcept {
-  for (const auto& v : kVariants)
-    if (v.variant == variant) return v.name;
-  return "?";
-}
-
-IdeaKernelConfig idea_kernel_config(IdeaVariant variant) {
-  switch (variant) {
-    case IdeaVariant::parallelized:
-    case IdeaVariant::no_output_upload:
-    case IdeaVariant::overlapped: return {IdeaKernel::global_key, 128, 1};
-    case IdeaVariant::constant_key: return {IdeaKernel::constant_key, 128, 1};
-    case IdeaVariant::coarsened:
-    case IdeaVariant::deployed:
-      // The block-size x blocks-per-thread sweep of `wk-bench idea --ladder` picks this: 256 x 8
-      // gave 628.7 GB/s device-resident on the H100 (256 x 4: 599.5; 2026-11-22, docs/apod/idea.md).
-      return {IdeaKernel::coarsened, 256, 8};
-  }
-  return {};
-}
-
-IdeaStreaming idea_streaming(IdeaVariant variant) {
-  switch (variant) {
-    case IdeaVariant::parallelized:
-    case IdeaVariant::no_output_upload:
-      return {1, std::size_t(64) << 20};  // synchronous: one stream, large pieces (fewer round trips)
-    default:
-      // 4 streams: chunk c+4 reuses chunk c's device buffers, which stream order frees in time
-      // (3 suffice when the kernel is much faster than the copies); 8 MiB chunks make the pipeline
-      // fill and drain ~3% of a 512 MiB run while each copy stays far above its fixed cost.
-      return {4, std::size_t(8) << 20};
-  }
-}
-
 // ---- The host->host engine of one GPU.
 struct IdeaGpuEngine::Impl {
   int device = 0;
-  IdeaVariant variant = IdeaVariant::deployed;
+  const detail::IdeaRung* rung = nullptr;
   IdeaKernelConfig kernel;
   IdeaStreaming streaming;
   std::vector<Stream> streams;
   std::vector<DeviceBuffer<std::uint8_t>> d_in, d_out;
   DeviceBuffer<IdeaSubkeys> d_subkeys;
 
+  // The row of `name` for `device` (the default's is the device's architecture's).
+  Impl(int dev, std::string_view name) : device(dev) {
+    WK_CUDA_CHECK(cudaSetDevice(device));
+    rung = &detail::idea_rung(name);
+  }
+  bool synchronous() const { return rung->copies != detail::IdeaCopies::overlapped; }
+  void allocate(const IdeaKernelConfig& k, const IdeaStreaming& s);
   void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
 };
 
-IdeaGpuEngine::IdeaGpuEngine(int device, IdeaVariant variant)
-    : IdeaGpuEngine(device, variant, idea_kernel_config(variant), idea_streaming(variant)) {}
-
-IdeaGpuEngine::IdeaGpuEngine(int device, IdeaVariant variant, const IdeaKernelConfig& kernel, const IdeaStreaming& streaming)
-    : impl_(std::make_unique<Impl>()) {
-  check_config(kernel);
-  if (streaming.streams < 1 || streaming.streams > 64)
-    throw Error(ErrorCategory::usage, "idea: stream count must be in 1..64, not " + std::to_string(streaming.streams));
-  if (streaming.chunk_bytes < 16 || streaming.chunk_bytes % 16 != 0)
+void IdeaGpuEngine::Impl::allocate(const IdeaKernelConfig& k, const IdeaStreaming& s) {
+  check_config(k);
+  if (s.streams < 1 || s.streams > 64)
+    throw Error(ErrorCategory::usage, "idea: stream count must be in 1..64, not " + std::to_string(s.streams));
+  if (s.chunk_bytes < 16 || s.chunk_bytes % 16 != 0)
     throw Error(ErrorCategory::usage, "idea: chunk size must be a positive multiple of 16 bytes");
-  Impl& m = *impl_;
-  m.device = device;
-  m.variant = variant;
-  m.kernel = kernel;
-  m.streaming = streaming;
-  WK_CUDA_CHECK(cudaSetDevice(device));
-  const bool sync = variant == IdeaVariant::parallelized || variant == IdeaVariant::no_output_upload;
-  const int nstreams = sync ? 1 : streaming.streams;
-  for (int s = 0; s < nstreams; ++s) {
-    m.streams.emplace_back();
-    m.d_in.emplace_back(streaming.chunk_bytes);
-    m.d_out.emplace_back(streaming.chunk_bytes);
+  kernel = k;
+  streaming = s;
+  const int nstreams = synchronous() ? 1 : s.streams;
+  for (int i = 0; i < nstreams; ++i) {
+    streams.emplace_back();
+    d_in.emplace_back(s.chunk_bytes);
+    d_out.emplace_back(s.chunk_bytes);
   }
-  m.d_subkeys = DeviceBuffer<IdeaSubkeys>(1);
+  d_subkeys = DeviceBuffer<IdeaSubkeys>(1);
+}
+
+IdeaGpuEngine::IdeaGpuEngine(int device, std::string_view rung) : impl_(std::make_unique<Impl>(device, rung)) {
+  impl_->allocate(impl_->rung->kernel, impl_->rung->streaming);
+}
+
+IdeaGpuEngine::IdeaGpuEngine(int device, std::string_view rung, const IdeaKernelConfig& kernel, const IdeaStreaming& streaming)
+    : impl_(std::make_unique<Impl>(device, rung)) {
+  impl_->allocate(kernel, streaming);
 }
 
 IdeaGpuEngine::~IdeaGpuEngine() = default;
@@ -286,6 +236,7 @@ IdeaGpuEngine::IdeaGpuEngine(IdeaGpuEngine&&) noexcept = default;
 IdeaGpuEngine& IdeaGpuEngine::operator=(IdeaGpuEngine&&) noexcept = default;
 
 int IdeaGpuEngine::device() const { return impl_->device; }
+const char* IdeaGpuEngine::rung() const { return impl_->rung->info.name; }
 
 void IdeaGpuEngine::run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks) {
   if (nblocks == 0) return;
@@ -307,7 +258,7 @@ void IdeaGpuEngine::Impl::run(const IdeaJob& job, const std::uint8_t* h_in, std:
   const std::size_t nchunks = (nblocks + chunk_blocks - 1) / chunk_blocks;
   const bool global_key = kernel.kernel == IdeaKernel::global_key;
 
-  if (variant == IdeaVariant::parallelized || variant == IdeaVariant::no_output_upload) {
+  if (synchronous()) {
     // Rungs 1-2: every copy waits for its completion before the next step starts, as the book's
     // first port does with cudaMemcpy. (cudaMemcpy itself would use the legacy default stream,
     // which does not order against our non-blocking stream; an async copy plus a synchronize on
@@ -320,7 +271,7 @@ void IdeaGpuEngine::Impl::run(const IdeaJob& job, const std::uint8_t* h_in, std:
       const std::size_t off = first * kIdeaBlockBytes, bytes = count * kIdeaBlockBytes;
       WK_CUDA_CHECK(cudaMemcpyAsync(d_in[0].get(), h_in + off, bytes, cudaMemcpyHostToDevice, s));
       s.synchronize();
-      if (variant == IdeaVariant::parallelized) {
+      if (rung->copies == detail::IdeaCopies::synchronous_with_output) {
         // The needless upload: the kernel overwrites every byte of the output buffer.
         WK_CUDA_CHECK(cudaMemcpyAsync(d_out[0].get(), h_out + off, bytes, cudaMemcpyHostToDevice, s));
         s.synchronize();

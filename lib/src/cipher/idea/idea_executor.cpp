@@ -1,6 +1,6 @@
 // The deploy step of the IDEA ladder: a run split over every listed GPU and, optionally, a CPU
-// share (the book's --cpu-percent), each part on its own host thread; plus host buffers and the
-// --gpus list.
+// share (the book's hybrid), each part on its own host thread; the other rungs on one GPU, the
+// CPU path alone without a GPU.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "cipher/idea/idea_rungs.hpp"
 #include "wk/cipher/idea.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -23,39 +24,43 @@ namespace wk::cipher {
 IdeaExecutor::IdeaExecutor(const IdeaExecution& execution) : execution_(execution) {
   const unsigned cores = usable_cores();
   if (execution_.cpu_threads < 0) throw Error(ErrorCategory::usage, "idea: negative CPU thread count");
-  if (!(execution_.cpu_percent >= 0 && execution_.cpu_percent <= 100))
-    throw Error(ErrorCategory::usage, "--cpu-percent must be in 0..100");
+  if (!(execution_.cpu_percent >= 0 && execution_.cpu_percent <= 100)) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%g", execution_.cpu_percent);
+    throw Error(ErrorCategory::usage, std::string("idea: the CPU share must be in 0..100 percent, not ") + pct);
+  }
   if (execution_.backend == Backend::cpu) {
+    // No rung runs, but a name that means none is still refused (and no CUDA call is made).
+    if (!execution_.rung.empty()) check_rung_name("idea", idea_rungs(), execution_.rung);
     cpu_threads_ = execution_.cpu_threads ? execution_.cpu_threads : static_cast<int>(cores);
     return;
   }
+  int count = 0;
   if (execution_.gpus.empty()) {
-    int count = 0;
     WK_CUDA_CHECK(cudaGetDeviceCount(&count));
-    // The lower rungs of the ladder run on one GPU: "every GPU" then means the first one.
-    const int use = execution_.variant == IdeaVariant::deployed ? count : std::min(count, 1);
-    for (int i = 0; i < use; ++i) execution_.gpus.push_back(i);
-    if (execution_.gpus.empty()) throw Error(ErrorCategory::unsupported, "idea: no CUDA device is visible");
+    if (count == 0) throw Error(ErrorCategory::unsupported, "idea: no CUDA device is visible");
   }
-  if (execution_.variant != IdeaVariant::deployed) {
+  // The default rung is the first GPU's architecture's.
+  WK_CUDA_CHECK(cudaSetDevice(execution_.gpus.empty() ? 0 : execution_.gpus.front()));
+  const detail::IdeaRung& rung = detail::idea_rung(execution_.rung);
+  rung_ = rung.info.name;
+  pinned_host_ = rung.copies == detail::IdeaCopies::overlapped;
+  // The rungs below the deployed one run on one GPU: "every GPU" then means the first one.
+  if (execution_.gpus.empty())
+    for (int i = 0; i < (rung.deploy ? count : 1); ++i) execution_.gpus.push_back(i);
+  if (!rung.deploy) {
     if (execution_.gpus.size() > 1)
-      throw Error(ErrorCategory::usage, std::string("idea: several GPUs need the deployed rung, not '") +
-                                            to_string(execution_.variant) + "'");
+      throw Error(ErrorCategory::usage, std::string("idea: several GPUs need the deployed rung, not '") + rung_ + "'");
     if (execution_.cpu_percent > 0)
-      throw Error(ErrorCategory::usage, std::string("idea: a CPU share needs the deployed rung, not '") +
-                                            to_string(execution_.variant) + "'");
+      throw Error(ErrorCategory::usage, std::string("idea: a CPU share needs the deployed rung, not '") + rung_ + "'");
   }
   // With a CPU share, each GPU's feeding thread keeps a core busy (it waits on its streams).
   const int spare = static_cast<int>(cores) - static_cast<int>(execution_.gpus.size());
   cpu_threads_ = execution_.cpu_threads ? execution_.cpu_threads : std::max(1, spare);
-  for (int id : execution_.gpus) engines_.emplace_back(id, execution_.variant);
+  for (int id : execution_.gpus) engines_.emplace_back(id, rung_);
 }
 
 IdeaExecutor::~IdeaExecutor() = default;
-
-HostBuffer<std::uint8_t> IdeaExecutor::host_buffer(std::size_t bytes) const {
-  return HostBuffer<std::uint8_t>(bytes, uses_gpu() ? HostBuffer<std::uint8_t>::Memory::pinned : HostBuffer<std::uint8_t>::Memory::pageable);
-}
 
 std::string IdeaExecutor::describe() const {
   if (engines_.empty()) return "CPU (" + std::to_string(cpu_threads_) + " threads)";
@@ -64,7 +69,7 @@ std::string IdeaExecutor::describe() const {
     if (i) s += ',';
     s += std::to_string(engines_[i].device());
   }
-  s += std::string(" (") + to_string(execution_.variant) + ")";
+  s += std::string(" (") + rung_ + ")";
   if (execution_.cpu_percent > 0) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%g", execution_.cpu_percent);

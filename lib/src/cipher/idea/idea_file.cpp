@@ -34,6 +34,11 @@ std::string errno_text(int err) { return std::strerror(err); }
   throw Error(category, io::printable(path.string()) + ": " + what);
 }
 
+// An error about `path` that `setting` decides.
+[[noreturn]] void throw_setting(ErrorCategory category, IdeaSetting setting, const fs::path& path, const std::string& what) {
+  throw IdeaSettingError(category, setting, io::printable(path.string()) + ": " + what);
+}
+
 void random_bytes(std::uint8_t* out, std::size_t n) {
   if (RAND_bytes(out, static_cast<int>(n)) != 1)
     throw Error(ErrorCategory::internal, "OpenSSL's RAND_bytes failed: no random bytes for the key or nonce");
@@ -138,7 +143,8 @@ IdeaKey idea_read_key_file(const fs::path& path, const IdeaKeyFileCheck& check) 
                  std::to_string(st.st_size) + " bytes");
   if (const std::string exposed = exposure(path, static_cast<unsigned>(st.st_mode)); !exposed.empty()) {
     if (check.strict_perms)
-      throw Error(ErrorCategory::io, exposed + ": refused (--strict-perms); chmod 600 it");
+      throw IdeaSettingError(ErrorCategory::io, IdeaSetting::strict_perms,
+                             exposed + "; chmod 600 it: refused by the strict permission check");
     if (check.warn) check.warn(exposed + "; chmod 600 it");
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -168,14 +174,14 @@ IdeaKey idea_write_key_file(const fs::path& path, bool overwrite) {
     if (::stat(path.c_str(), &st) == 0) {  // links followed: what would be replaced
       if (S_ISDIR(st.st_mode)) throw_at(ErrorCategory::usage, path, "is a folder, not a key file name");
       if (S_ISREG(st.st_mode) && !overwrite)
-        throw_at(ErrorCategory::usage, path, "already exists; refusing to overwrite a key (use --force to replace it)");
+        throw_setting(ErrorCategory::usage, IdeaSetting::replace, path, "already exists; refusing to overwrite an existing key");
     }
   }
   IdeaKey key{};
   random_bytes(key.data(), key.size());
   io::OutputOptions o;
   o.mode = 0600;
-  o.replace = overwrite;  // without --force, a key that appears meanwhile is still not replaced
+  o.replace = overwrite;  // without overwrite, a key that appears meanwhile is still not replaced
   io::OutputFile out(path, o);
   // 0600 whatever the umask (one that takes the owner's bits away too).
   if (!out.is_stream() && ::fchmod(out.fd(), 0600) != 0)
@@ -205,7 +211,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
     if (::stat(out.c_str(), &st) == 0) {  // links followed: what would be replaced
       if (S_ISDIR(st.st_mode)) throw_at(ErrorCategory::usage, out, "is a folder; name the output file");
       if (S_ISREG(st.st_mode) && !options.replace)
-        throw_at(ErrorCategory::usage, out, "already exists; refusing to replace it (--force replaces it)");
+        throw_setting(ErrorCategory::usage, IdeaSetting::replace, out, "already exists; refusing to replace it");
     }
   }
   const std::uint64_t size = input.size();
@@ -215,9 +221,10 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   if (!ctr && !enc && size % kIdeaBlockBytes != 0)
     throw_at(ErrorCategory::decode, in, "truncated or not ECB ciphertext: " + n_bytes + " is not a whole number of 8-byte blocks");
   if (ecb_pad && !enc && size == 0)
-    throw_at(ErrorCategory::decode, in, "empty, but a padded ECB ciphertext holds at least one block (use --no-pad for unpadded data)");
+    throw_setting(ErrorCategory::decode, IdeaSetting::pad, in, "empty, but a padded ECB ciphertext holds at least one block");
   if (!ctr && enc && !options.pad && size % kIdeaBlockBytes != 0)
-    throw_at(ErrorCategory::decode, in, n_bytes + " is not a whole number of 8-byte blocks, which --no-pad needs (without it, PKCS#7 pads)");
+    throw_setting(ErrorCategory::decode, IdeaSetting::pad, in,
+                  n_bytes + " is not a whole number of 8-byte blocks, which ECB without padding needs");
 
   const std::uint64_t data_offset = ctr && !enc ? kIdeaNonceBytes : 0;
   const std::uint64_t data = size - data_offset;
@@ -276,9 +283,9 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
       bool ok = p >= 1 && p <= kIdeaBlockBytes;
       for (std::size_t i = 0; ok && i < p; ++i) ok = buf[len - 1 - i] == p;
       if (!ok)
-        throw_at(ErrorCategory::decode, in,
-                 "bad padding: the last block does not end in PKCS#7 padding (wrong key, a damaged file, or data "
-                 "that was not encrypted with ECB padding; --no-pad keeps every byte)");
+        throw_setting(ErrorCategory::decode, IdeaSetting::pad, in,
+                      "bad padding: the last block does not end in PKCS#7 padding: a wrong key, a damaged file, or "
+                      "data that was not encrypted with ECB padding");
       keep = len - p;
     }
     out_len[j % 3] = keep;
