@@ -1,9 +1,15 @@
-// wk-hash's help text: the footer of `wk-hash --help` and of `wk-hash audit --help`.
+// wk-hash's help text: the footer of `wk-hash --help` (its formats from the library's method
+// list) and of `wk-hash audit --help`; the method lists of the options and their messages.
+#include <algorithm>
+#include <string_view>
+
 #include "wk_hash.hpp"
 
 namespace wk::hash_app {
 
-const char* const kFooter = R"(What each subcommand reads and writes:
+// wk-hash --help's footer: this, the formats paragraph (made of the library's method list), then
+// kFooterTail.
+const char* const kFooterHead = R"(What each subcommand reads and writes:
   hash     one password per line in, one crypt string per line out (fresh random salts)
   crypt    SETTING<TAB>PASSWORD per line in, the crypt string for that exact setting out
   verify   HASH<TAB>PASSWORD per line in, "line N: OK" or "line N: MISMATCH" out
@@ -20,13 +26,10 @@ Examples:
   wk-hash verify --device cpu -i pairs.tsv      libxcrypt on all cores, no GPU
 
 Formats:
-  md5crypt ($1$), sha256crypt ($5$), sha512crypt ($6$, optional rounds=N) and bcrypt ($2b$,
-  $2a$, $2y$, and $2x$ for verifying old hashes) run on the GPU; every other method libxcrypt
-  knows (yescrypt $y$, scrypt $7$, descrypt, ...) runs on the CPU through libxcrypt, in the
-  crypt, verify and audit subcommands. Output is byte-identical to libxcrypt's crypt_rn.
-  Defaults are libxcrypt's: 5000 rounds for sha-crypt (rounds=N is written only when --rounds
-  is given), cost 5 for bcrypt.
+)";
 
+// The text after the formats paragraph.
+const char* const kFooterTail = R"(
 Input:
   Standard input unless -i FILE; standard output unless -o FILE. An -o file is written to a
   temporary file in its folder and renamed into place when complete (through a symbolic link:
@@ -64,6 +67,59 @@ Many machines (MPI):
 Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
 (verify: or some password did not match; verify, audit: nothing was checked), 2 usage error, 130
 interrupted (Ctrl-C, SIGTERM, SIGHUP: an -o file is left as it was, no temporary file remains).)";
+
+namespace {
+
+// `text` in lines of at most `width` columns, each indented by two spaces and ended by '\n'
+// (words longer than a line stand alone).
+std::string wrap(std::string_view text, std::size_t width) {
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += line.empty() ? "  " : " ";
+    line += word;
+  }
+  if (!line.empty()) out += line + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string footer() {
+  std::vector<std::string> formats;
+  for (const hash::MethodInfo& m : hash::computed_methods()) formats.push_back(std::string(m.name) + " (" + m.formats + ")");
+  const std::string paragraph =
+      join(formats, " and ") +
+      " run on the GPU; every other method libxcrypt knows (yescrypt $y$, scrypt $7$, descrypt, ...) runs on the "
+      "CPU through libxcrypt, in the crypt, verify and audit subcommands. Output is byte-identical to libxcrypt's "
+      "crypt_rn. Defaults are libxcrypt's: 5000 rounds for sha-crypt (rounds=N is written only when --rounds is "
+      "given), cost 5 for bcrypt.";
+  return kFooterHead + wrap(paragraph, 95) + kFooterTail;
+}
+
+std::string join(const std::vector<std::string>& items, const char* last) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += i + 1 == items.size() ? last : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+std::vector<std::string> method_names(bool (*pick)(const hash::MethodInfo&)) {
+  std::vector<std::string> out;
+  for (const hash::MethodInfo& m : hash::computed_methods())
+    if (!pick || pick(m)) out.push_back(m.name);
+  return out;
+}
 
 const char* const kAuditFooter =
     "Every word is tried against every hash with that hash's own salt and cost. An empty password\n"

@@ -8,6 +8,7 @@
 // wk::hash::constant_time_equal).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <string>
@@ -175,21 +176,43 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
   return counts;
 }
 
+// The flag of wk-hash hash that sets a HashOptions field.
+const char* flag_of(hash::HashOption option) {
+  switch (option) {
+    case hash::HashOption::method: return "--method";
+    case hash::HashOption::rounds: return "--rounds";
+    case hash::HashOption::cost: return "--cost";
+    case hash::HashOption::bcrypt_variant: return "--bcrypt-variant";
+  }
+  return "--method";
+}
+
+bool takes_cost(const hash::MethodInfo& m) { return m.takes_cost; }
+bool takes_variant(const hash::MethodInfo& m) { return m.takes_variant; }
+bool takes_rounds(const hash::MethodInfo& m) { return m.takes_rounds; }
+
 int cmd_hash(const Common& c, const std::string& method_name, std::optional<std::uint32_t> rounds,
              std::optional<unsigned> cost, const std::string& variant, bool users) {
   hash::LineJobOptions job;
   hash::HashOptions& opt = job.hash;
   const auto m = hash::parse_method_name(method_name);
-  if (!m) throw Error(ErrorCategory::usage, "--method must be md5crypt, sha256crypt, sha512crypt or bcrypt");
+  if (!m) throw Error(ErrorCategory::usage, "--method must be " + join(method_names(), " or "));
   opt.method = *m;
+  const hash::MethodInfo& info =
+      *std::find_if(hash::computed_methods().begin(), hash::computed_methods().end(), [&](const auto& i) { return i.id == *m; });
   opt.rounds = rounds;
-  if (cost && opt.method != hash::Method::bcrypt) throw Error(ErrorCategory::usage, "--cost applies to bcrypt only");
+  // cost and the variant have defaults in HashOptions: the library cannot tell them given.
+  if (cost && !info.takes_cost)
+    throw Error(ErrorCategory::usage, "--cost applies to " + join(method_names(takes_cost), " and ") + " only");
   if (cost) opt.cost = *cost;
   if (!variant.empty()) {
-    if (opt.method != hash::Method::bcrypt) throw Error(ErrorCategory::usage, "--bcrypt-variant applies to bcrypt only");
+    if (!info.takes_variant)
+      throw Error(ErrorCategory::usage, "--bcrypt-variant applies to " + join(method_names(takes_variant), " and ") + " only");
     opt.bcrypt_variant = variant.size() == 2 && variant[0] == '2' ? variant[1] : '?';
   }
-  hash::check_hash_options(opt);  // usage errors before any input is read
+  // Usage errors before any input is read, the library's words after the flag they are about.
+  if (const auto problem = hash::hash_options_problem(opt))
+    throw Error(ErrorCategory::usage, std::string(flag_of(problem->option)) + ": " + problem->message);
   job.users = users;
   // WK_HASH_GENERIC=1: one CryptJob per line, the path crypt and verify take (tests compare the two).
   const char* generic = std::getenv("WK_HASH_GENERIC");
@@ -220,10 +243,10 @@ int main(int argc, char** argv) {
   // mpirun / srun: this process is one rank of several
   if (const int code = app::start_world(kProg, &argc, &argv); code != app::kSuccess) return code;
   app::keep_freed_buffers();  // slices allocate and free vectors of tens of MB each
-  CLI::App app{"wk-hash: crypt(3) password hashing (md5crypt, sha256crypt, sha512crypt, bcrypt) on the GPU, "
-               "byte-identical to libxcrypt"};
+  CLI::App app{"wk-hash: crypt(3) password hashing (" + join(method_names(), ", ") +
+               ") on the GPU, byte-identical to libxcrypt"};
   app.require_subcommand(1);
-  app.footer(kFooter);
+  app.footer(footer());
 
   Common hc, cc, vc, ac;
   std::string method, variant;
@@ -231,11 +254,9 @@ int main(int argc, char** argv) {
   std::optional<unsigned> cost;
   bool users = false;
   CLI::App* hash_cmd = app.add_subcommand("hash", "Hash one password per line with fresh random salts");
-  hash_cmd->add_option("--method", method, "md5crypt, sha256crypt, sha512crypt or bcrypt")
-      ->required()
-      ->check(CLI::IsMember({"md5crypt", "sha256crypt", "sha512crypt", "bcrypt"}));
-  hash_cmd->add_option("--rounds", rounds, "sha256crypt / sha512crypt rounds, 1000..999999999 (default 5000)");
-  hash_cmd->add_option("--cost", cost, "bcrypt cost, 4..31 (default 5, libxcrypt's)");
+  hash_cmd->add_option("--method", method, join(method_names(), " or "))->required()->check(CLI::IsMember(method_names()));
+  hash_cmd->add_option("--rounds", rounds, join(method_names(takes_rounds), " / ") + " rounds, 1000..999999999 (default 5000)");
+  hash_cmd->add_option("--cost", cost, join(method_names(takes_cost), " / ") + " cost, 4..31 (default 5, libxcrypt's)");
   hash_cmd->add_option("--bcrypt-variant", variant, "bcrypt prefix: 2b (default), 2a or 2y");
   hash_cmd->add_flag("--users", users, "Input user:password, output user:hash (for chpasswd -e)");
   add_common(*hash_cmd, hc);

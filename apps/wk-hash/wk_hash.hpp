@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app_common.hpp"
 #include "output_sink.hpp"
@@ -18,8 +19,13 @@ namespace wk::hash_app {
 
 inline constexpr const char* kProg = "wk-hash";
 
-extern const char* const kFooter;       // wk-hash --help (help.cpp)
+std::string footer();                   // wk-hash --help (help.cpp)
 extern const char* const kAuditFooter;  // wk-hash audit --help
+
+// The names of the methods wk-hash hashes with (the library's computed_methods), those `pick`
+// selects when given; joined: "a, b, c" with `last` before the final one ("a, b or c").
+std::vector<std::string> method_names(bool (*pick)(const hash::MethodInfo&) = nullptr);
+std::string join(const std::vector<std::string>& items, const char* last);
 
 struct Common {
   std::string input, output, device = "auto";

@@ -1,7 +1,9 @@
 // Setting parsing against libxcrypt's crypt_rn: every accept/reject decision and every canonical
-// prefix must match, on listed edge cases and on random settings built from tricky pieces.
+// prefix must match, on listed edge cases and on random settings built from tricky pieces. Fresh
+// settings, and the checks of the options they are made from.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -236,5 +238,49 @@ TEST_CASE("generate_settings_into: fixed-size records, the lengths of setting an
       CHECK(distinct.size() == count);
       CHECK(generate_settings(o, 3)[0].size() == record);
     }
+  }
+}
+
+TEST_CASE("option problems are said in the library's terms and name the option they are about", "[hash][setting]") {
+  struct Case {
+    Method method;
+    std::optional<std::uint32_t> rounds;
+    unsigned cost;
+    char variant;
+    HashOption option;
+    const char* message;
+  };
+  const Case cases[] = {
+      {Method::md5crypt, 5000u, 5, 'b', HashOption::rounds, "rounds apply to sha256crypt and sha512crypt only"},
+      {Method::bcrypt, 5000u, 5, 'b', HashOption::rounds, "rounds apply to sha256crypt and sha512crypt only"},
+      {Method::sha512crypt, 999u, 5, 'b', HashOption::rounds,
+       "rounds must be in 1000..999999999 (libxcrypt rejects other counts)"},
+      {Method::sha256crypt, 1000000000u, 5, 'b', HashOption::rounds,
+       "rounds must be in 1000..999999999 (libxcrypt rejects other counts)"},
+      {Method::bcrypt, std::nullopt, 3, 'b', HashOption::cost, "bcrypt cost must be in 4..31"},
+      {Method::bcrypt, std::nullopt, 32, 'b', HashOption::cost, "bcrypt cost must be in 4..31"},
+      {Method::bcrypt, std::nullopt, 5, 'x', HashOption::bcrypt_variant, "bcrypt variant must be 2a, 2b or 2y"},
+      {Method::other, std::nullopt, 5, 'b', HashOption::method, "hash: choose md5crypt, sha256crypt, sha512crypt or bcrypt"},
+  };
+  for (const Case& c : cases) {
+    HashOptions o;
+    o.method = c.method;
+    o.rounds = c.rounds;
+    o.cost = c.cost;
+    o.bcrypt_variant = c.variant;
+    CAPTURE(method_name(c.method), c.message);
+    const auto p = hash_options_problem(o);
+    REQUIRE(p);
+    CHECK(p->option == c.option);
+    CHECK(p->message == c.message);
+    CHECK(p->message.find("--") == std::string::npos);  // flags are the front end's to name
+    CHECK_THROWS_WITH(check_hash_options(o), c.message);
+  }
+  for (Method m : {Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt}) {
+    HashOptions o;
+    o.method = m;
+    if (m == Method::sha256crypt || m == Method::sha512crypt) o.rounds = 1000;
+    CHECK_FALSE(hash_options_problem(o));
+    CHECK_NOTHROW(check_hash_options(o));
   }
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu/gpu_runner.hpp"
+#include "methods/method_module.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/core/parallel.hpp"
@@ -23,6 +24,13 @@ namespace wk::hash {
 namespace {
 
 unsigned default_threads() { return usable_cores(); }
+
+// Whether the GPU backend computes a method: its module has GPU kernels (the rest goes to
+// libxcrypt on the CPU).
+bool on_gpu(Method m) {
+  const MethodModule* mod = find_module(m);
+  return mod && mod->gpu;
+}
 
 // libxcrypt's crypt_rn on `threads` threads over jobs 0 .. count - 1: job(k) is job k (a
 // CryptJob), put(k, result) takes what crypt_rn made of it (nullptr or a string starting with '*'
@@ -87,8 +95,8 @@ CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads, std::optional<Me
     : impl_(std::make_unique<Impl>()) {
   impl_->backend = backend;
   impl_->threads = cpu_threads ? cpu_threads : default_threads();
-  // Only a GPU method narrows the start-up check (Method::other runs on the CPU).
-  if (expected == Method::other) expected.reset();
+  // Only a method with GPU kernels narrows the start-up check (the others run on the CPU).
+  if (expected && !on_gpu(*expected)) expected.reset();
   if (backend == Backend::gpu)
     impl_->gpu = std::async(std::launch::async, [expected] {
                    nvtx::Range r("hash self-check", nvtx::Color::compute);
@@ -141,7 +149,7 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
   std::vector<std::size_t> cpu_jobs, gpu_index;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!parsed[i]) continue;
-    (runner && parsed[i]->method != Method::other ? gpu_index : cpu_jobs).push_back(i);
+    (runner && on_gpu(parsed[i]->method) ? gpu_index : cpu_jobs).push_back(i);
   }
   const std::size_t failed_early = jobs.size() - cpu_jobs.size() - gpu_index.size();
   std::atomic<std::size_t> done{failed_early};

@@ -1,5 +1,6 @@
 // One crypt(3) hash on the host: through libxcrypt (the reference) or through warpkit's own
-// host/device code compiled for the host (what CI tests against libxcrypt).
+// host/device code compiled for the host (each method module's host_hash; what CI tests against
+// libxcrypt). The wipes and the constant-time comparison the engine and the apps use.
 #include <crypt.h>
 #include <openssl/crypto.h>
 
@@ -8,12 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "hash/methods/method_module.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/hash/crypt.hpp"
-#include "hash/hd/bcrypt.hpp"
-#include "hash/hd/crypt_base64.hpp"
-#include "hash/hd/shacrypt.hpp"
 
 namespace wk::hash {
 
@@ -64,59 +63,10 @@ std::optional<std::string> crypt_libxcrypt(std::string_view setting, std::string
 
 std::string crypt_warpkit_host(const Setting& s, std::string_view password) {
   if (const std::string why = check_password(password); !why.empty()) throw Error(ErrorCategory::usage, why);
-  const auto* pw = reinterpret_cast<const std::uint8_t*>(password.data());
-  const auto pl = std::uint32_t(password.size());
-  const auto* salt = reinterpret_cast<const std::uint8_t*>(s.salt.data());
-  const auto sl = std::uint32_t(s.salt.size());
+  const MethodModule* mod = find_module(s.method);
+  if (!mod) throw Error(ErrorCategory::unsupported, "warpkit computes " + module_names(" and ") + " only");
   std::string out = s.prefix;
-  switch (s.method) {
-    case Method::md5crypt: {
-      std::uint8_t c[16];
-      hd::md5crypt_digest(pw, pl, salt, sl, c);
-      char chars[hd::kMd5cryptHashChars];
-      hd::encode_md5crypt(c, chars);
-      out.append(chars, sizeof chars);
-      wipe(c, sizeof c);
-      break;
-    }
-    case Method::sha256crypt: {
-      std::uint8_t c[32], p[hd::kMaxPasswordBytes];
-      hd::shacrypt_digest<hd::Sha256Traits>(pw, pl, salt, sl, s.rounds, p, c);
-      char chars[hd::kSha256cryptHashChars];
-      hd::encode_sha256crypt(c, chars);
-      out.append(chars, sizeof chars);
-      wipe(p, sizeof p);
-      wipe(c, sizeof c);
-      break;
-    }
-    case Method::sha512crypt: {
-      std::uint8_t c[64], p[hd::kMaxPasswordBytes];
-      hd::shacrypt_digest<hd::Sha512Traits>(pw, pl, salt, sl, s.rounds, p, c);
-      char chars[hd::kSha512cryptHashChars];
-      hd::encode_sha512crypt(c, chars);
-      out.append(chars, sizeof chars);
-      wipe(p, sizeof p);
-      wipe(c, sizeof c);
-      break;
-    }
-    case Method::bcrypt: {
-      std::vector<std::uint32_t> sboxes(blowfish::kSWords);
-      std::uint32_t salt_words[4], words[6];
-      hd::bcrypt_salt_words(s.bcrypt_salt.data(), salt_words);
-      hd::bcrypt_digest(pw, pl, salt_words, s.rounds, hd::bcrypt_flags(s.bcrypt_variant),
-                        blowfish::LinearSBoxes{sboxes.data()}, words);
-      std::uint8_t bytes[24];
-      for (int i = 0; i < 24; ++i) bytes[i] = std::uint8_t(words[i >> 2] >> (24 - 8 * (i & 3)));
-      char chars[32];
-      hd::bcrypt_b64_encode(chars, bytes, 23);
-      out.append(chars, hd::kBcryptHashChars);
-      wipe(sboxes.data(), sboxes.size() * 4);
-      wipe(bytes, sizeof bytes);
-      break;
-    }
-    case Method::other:
-      throw Error(ErrorCategory::unsupported, "warpkit computes md5crypt, sha256crypt, sha512crypt and bcrypt only");
-  }
+  mod->host_hash(s, password, out);
   return out;
 }
 

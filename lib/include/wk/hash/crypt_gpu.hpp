@@ -46,31 +46,19 @@ struct VariantInfo {
   const char* description;
 };
 
-// The rungs that apply to a method (md5crypt, sha256crypt, sha512crypt or bcrypt).
+// The rungs that apply to a method with GPU kernels (md5crypt, sha256crypt, sha512crypt, bcrypt:
+// every method of computed_methods()); none for another.
 std::span<const VariantInfo> variants(Method method);
-// The fastest rung measured (docs/apod/hash.md); the engine's choice.
+// The fastest rung measured (docs/apod/hash.md); the engine's choice. Throws wk::Error{internal}
+// for a method without GPU kernels.
 Variant default_variant(Method method);
 // A name from variants(method); throws wk::Error{usage} otherwise.
 Variant parse_variant(Method method, std::string_view name);
 const char* variant_name(Variant v) noexcept;
 
-// Pinned host buffers kept for reuse by the batches of one engine: allocating or freeing pinned
-// memory waits for the whole device, which would stall the kernels of the other batches in
-// flight. Thread-safe. Buffers come back wiped (DeviceBatch wipes its staging before giving it).
-class PinnedPool {
- public:
-  PinnedPool();
-  ~PinnedPool();
-  PinnedPool(const PinnedPool&) = delete;
-  PinnedPool& operator=(const PinnedPool&) = delete;
-  // A buffer of at least `bytes` bytes: the smallest free one that fits, else a new one.
-  PinnedBuffer<std::uint8_t> take(std::size_t bytes);
-  void give(PinnedBuffer<std::uint8_t>&& buffer);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
+// Pinned host buffers kept for reuse by the batches of one engine (the engine's own; a batch made
+// without one allocates and frees its buffers itself).
+class PinnedPool;
 
 // Jobs of one method, packed, uploaded and computed on the device. Every buffer that held password
 // bytes or values derived from them (host staging, device passwords, P/S sequences, templates,
@@ -121,19 +109,10 @@ class DeviceBatch {
   std::unique_ptr<Impl> impl_;
 };
 
-// The self-check's known-answer pairs: a setting, a password and the crypt string libxcrypt makes
-// of them (two per GPU method).
-struct KnownAnswer {
-  const char* setting;
-  const char* password;
-  const char* expected;
-};
-std::span<const KnownAnswer> known_answers();
-
-// Runs the known-answer pairs of `methods` (md5crypt, sha256crypt, sha512crypt, bcrypt; empty:
-// all four) through DeviceBatch with each method's default rung, all at once (a stream each), and
-// returns a description of the first mismatch, or an empty string. WK_SELF_CHECK_FAULT=1 (tests)
-// makes every pair fail.
+// Runs the known-answer vectors of `methods` (empty: every method with GPU kernels) -- those of
+// each method's module, libxcrypt's answers -- through DeviceBatch with each method's default
+// rung, all at once (a stream each), and returns a description of the first mismatch, or an
+// empty string. WK_SELF_CHECK_FAULT=1 (tests) makes every vector fail.
 std::string self_check(std::span<const Method> methods = {});
 
 }  // namespace wk::hash::gpu

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,21 @@ enum class Method {
   other,        // anything else: yescrypt $y$, scrypt $7$, descrypt, ... (libxcrypt only)
 };
 
-inline constexpr int kMethodCount = 4;  // the methods warpkit computes (GPU and CPU)
 const char* method_name(Method m) noexcept;  // "md5crypt", ..., "other"
 // "md5crypt" | "sha256crypt" | "sha512crypt" | "bcrypt"; nullopt otherwise.
 std::optional<Method> parse_method_name(std::string_view name);
+
+// A method warpkit computes itself (GPU and CPU), as a front end lists it and checks its options.
+struct MethodInfo {
+  Method id;
+  const char* name;      // "sha512crypt"
+  const char* formats;   // the settings it takes, for help texts: "$6$, optional rounds=N"
+  bool takes_rounds;     // HashOptions::rounds applies
+  bool takes_cost;       // HashOptions::cost applies
+  bool takes_variant;    // HashOptions::bcrypt_variant applies
+};
+// In the order of the library's method table: md5crypt, sha256crypt, sha512crypt, bcrypt.
+std::span<const MethodInfo> computed_methods();
 
 struct Setting {
   Method method = Method::other;
@@ -60,7 +72,15 @@ struct HashOptions {
   unsigned cost = 5;                    // bcrypt only: 4..31 (libxcrypt's default is 5)
   char bcrypt_variant = 'b';
 };
-// Throws wk::Error{usage} for options that do not fit the method.
+// The option a HashOptionsProblem is about; a front end names it in its own terms (a flag).
+enum class HashOption { method, rounds, cost, bcrypt_variant };
+struct HashOptionsProblem {
+  HashOption option;
+  std::string message;  // in the library's terms: "bcrypt cost must be in 4..31"
+};
+// The first option that does not fit the method, and why; nullopt when they all fit.
+std::optional<HashOptionsProblem> hash_options_problem(const HashOptions& options);
+// Throws wk::Error{usage} with hash_options_problem's message for options that do not fit.
 void check_hash_options(const HashOptions& options);
 // A fresh setting with a random salt (16 characters for sha-crypt, 8 for md5crypt, 128 bits for
 // bcrypt) from OpenSSL's RAND_bytes. Throws wk::Error{internal} if the CSPRNG fails.

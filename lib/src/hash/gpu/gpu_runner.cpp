@@ -4,13 +4,15 @@
 #include "gpu_runner.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
+#include "hash/methods/method_module.hpp"
+#include "method_batch.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
@@ -26,84 +28,46 @@ namespace wk::hash::gpu {
 
 namespace {
 
-// Known-answer pairs, computed with libxcrypt 4.4.33's crypt_rn (and checked against it again by
-// tests/hash/test_crypt_host.cpp through known_answers()). They cover each format's short-password
-// kernel, a long-password kernel (two or three blocks per round, or the reference rounds) and
-// bcrypt's $2a$ quirk.
-constexpr std::array<KnownAnswer, 8> kKnownAnswers{{
-    {"$1$kq2XJbFc", "warpkit self-check", "$1$kq2XJbFc$eG00QsM1tnLHcdqIxLaqb/"},
-    {"$1$kq2XJbFc", "a passphrase long enough for the two-block md5crypt kernel, 60b",
-     "$1$kq2XJbFc$BiLc7JW4J5Lg3qJuVwCWl0"},
-    {"$5$Zg1hQy9cO3pWbN7E", "warpkit self-check", "$5$Zg1hQy9cO3pWbN7E$C2ZEgaL1HJUhlL8e2YbfMJsfJJdfzpCX5MozbyxV/4A"},
-    {"$5$rounds=1000$Zg1hQy9cO3pWbN7E", "a passphrase long enough for the three-block sha256crypt kernel",
-     "$5$rounds=1000$Zg1hQy9cO3pWbN7E$8/ugkOKDU6vflqMq.FdQQkCZMYJesceR6jRYmYP77x6"},
-    {"$6$Xc8vTe2LqR5uJm0A", "warpkit self-check",
-     "$6$Xc8vTe2LqR5uJm0A$baLN..SFZLjyAtz7qyxaTVW/.ogA6FjuaK6YK8GxIBgjArm/bAPkIFrxWb6EgLmMpZ7FLnNPlbME6Bk9qaA5n1"},
-    {"$6$rounds=1000$Xc8vTe2LqR5uJm0A",
-     "a passphrase long enough for the two-block sha512crypt kernel, well past 64 bytes of it",
-     "$6$rounds=1000$Xc8vTe2LqR5uJm0A$JTQOooEYKYnUquQSOeBxFzqikk5Ml5yJGp9Cy/0tmKcdj73YQMvyfxG3qf.Dfjg9A9zMhsKjmz.MYXS7fxpaV."},
-    {"$2b$05$CCCCCCCCCCCCCCCCCCCCC.", "warpkit self-check", "$2b$05$CCCCCCCCCCCCCCCCCCCCC.kA9vTbEhXSYbRLhJozzYH1Yc6BQV/B."},
-    {"$2a$04$abcdefghijklmnopqrstuu", "\xff\xff\xa3 8-bit", "$2a$04$abcdefghijklmnopqrstuuNWJJxgBBs98/h3idVB.51wdkHgzu.HW"},
-}};
+// Jobs per DeviceBatch: the method module's choice (md5crypt is ~70x faster per hash than
+// sha512crypt, so its batches are larger).
+std::size_t batch_size(Method m) { return gpu_method(m).batch_jobs; }
 
-// Jobs per DeviceBatch: enough to fill the GPU for a while, bounded in memory (md5crypt is ~70x
-// faster per hash than sha512crypt, so its batches are larger).
-std::size_t batch_size(Method m) {
-  switch (m) {
-    case Method::md5crypt: return std::size_t(1) << 21;
-    case Method::bcrypt: return std::size_t(1) << 16;
-    default: return std::size_t(1) << 19;
-  }
-}
-
-// The known-answer pairs of some methods, queued on the device at construction: one thread's
-// serial hash each (up to ~35 ms for 5000 sha512crypt rounds), all at once on a stream each.
-// wait() compares them (the first call waits; later ones return the same answer).
+// The known-answer vectors of some methods (their modules' self_test), queued on the device at
+// construction: one thread's serial hash each (up to ~35 ms for 5000 sha512crypt rounds), all at
+// once on a stream each. wait() compares them (the first call waits; later ones return the same
+// answer).
 class SelfCheck {
  public:
   explicit SelfCheck(std::span<const Method> methods) {
-    for (const KnownAnswer& k : kKnownAnswers) {
-      SettingParse p = parse_setting(k.setting);
-      if (!p.setting) {
-        result_ = std::string("known-answer setting rejected: ") + k.setting;
-        return;
-      }
-      if (!methods.empty() && std::find(methods.begin(), methods.end(), p.setting->method) == methods.end()) continue;
-      Check& c = slots_[used_++];
-      c.known = &k;
-      c.setting = std::move(*p.setting);
-      // High priority: when batches of other methods are running, the scheduler starts its blocks
-      // ahead of their next launches' (it cannot start them before the running ones end).
-      c.stream.emplace(Stream::high_priority());
-      const Setting* s = &c.setting;
-      const std::string_view pw = k.password;
-      c.batch.emplace(s->method, std::span<const Setting* const>(&s, 1), std::span<const std::string_view>(&pw, 1),
-                      default_variant(s->method), *c.stream);
-      c.batch->run(*c.stream);
+    for (const MethodModule& mod : method_modules()) {
+      if (!mod.gpu) continue;
+      if (!methods.empty() && std::find(methods.begin(), methods.end(), mod.id) == methods.end()) continue;
+      for (const KnownAnswer& k : mod.self_test)
+        if (!queue(k)) return;
     }
   }
   SelfCheck(const SelfCheck&) = delete;
   SelfCheck& operator=(const SelfCheck&) = delete;
 
   // The first mismatch, or an empty string. Not safe from several threads at once.
-  // WK_SELF_CHECK_FAULT=1 (tests): every pair fails, as on a device that computes wrong hashes.
+  // WK_SELF_CHECK_FAULT=1 (tests): every vector fails, as on a device that computes wrong hashes.
   const std::string& wait() {
     if (result_) return *result_;
     result_.emplace();
     const char* fault_env = std::getenv("WK_SELF_CHECK_FAULT");
     const bool fault = fault_env && std::string_view(fault_env) == "1";
-    for (Check& c : std::span(slots_).first(used_)) {
-      const KnownAnswer& k = *c.known;
+    for (const std::unique_ptr<Check>& c : checks_) {
+      const KnownAnswer& k = *c->known;
       std::vector<std::string> out;
-      c.batch->results(*c.stream, out);
+      c->batch->results(*c->stream, out);
       if (out.size() != 1 || out[0] != k.expected || fault) {
-        *result_ = std::string(method_name(c.setting.method)) + " (" + k.setting + "): the device computed " +
+        *result_ = std::string(method_name(c->setting.method)) + " (" + k.setting + "): the device computed " +
                    (out.empty() ? std::string("nothing") : out[0]) + ", expected " + k.expected +
                    (fault ? " (failed on purpose: WK_SELF_CHECK_FAULT=1)" : "");
         break;
       }
     }
-    for (Check& c : std::span(slots_).first(used_)) c.batch.reset();  // its device memory and staging go now
+    for (const std::unique_ptr<Check>& c : checks_) c->batch.reset();  // its device memory and staging go now
     return *result_;
   }
 
@@ -114,14 +78,32 @@ class SelfCheck {
     std::optional<DeviceBatch> batch;
     const KnownAnswer* known = nullptr;
   };
-  std::array<Check, kKnownAnswers.size()> slots_;  // not movable (streams, batches): the first used_ are used
-  std::size_t used_ = 0;
+  std::vector<std::unique_ptr<Check>> checks_;  // not movable (streams, batches): one allocation each
   std::optional<std::string> result_;
+
+  // Queues one vector; false (and the result set) when its setting is rejected.
+  bool queue(const KnownAnswer& k) {
+    SettingParse p = parse_setting(k.setting);
+    if (!p.setting) {
+      result_ = std::string("known-answer setting rejected: ") + k.setting;
+      return false;
+    }
+    Check& c = *checks_.emplace_back(std::make_unique<Check>());
+    c.known = &k;
+    c.setting = std::move(*p.setting);
+    // High priority: when batches of other methods are running, the scheduler starts its blocks
+    // ahead of their next launches' (it cannot start them before the running ones end).
+    c.stream.emplace(Stream::high_priority());
+    const Setting* s = &c.setting;
+    const std::string_view pw = k.password;
+    c.batch.emplace(s->method, std::span<const Setting* const>(&s, 1), std::span<const std::string_view>(&pw, 1),
+                    default_variant(s->method), *c.stream);
+    c.batch->run(*c.stream);
+    return true;
+  }
 };
 
 }  // namespace
-
-std::span<const KnownAnswer> known_answers() { return kKnownAnswers; }
 
 std::string self_check(std::span<const Method> methods) {
   SelfCheck check(methods);
@@ -129,12 +111,22 @@ std::string self_check(std::span<const Method> methods) {
 }
 
 namespace {
-constexpr std::array<Method, 4> kGpuMethods{Method::md5crypt, Method::sha256crypt, Method::sha512crypt, Method::bcrypt};
+// The methods with GPU kernels, in the method table's order (the order of a call's batches).
+const std::vector<Method>& gpu_methods() {
+  static const std::vector<Method> kMethods = [] {
+    std::vector<Method> out;
+    for (const MethodModule& mod : method_modules())
+      if (mod.gpu) out.push_back(mod.id);
+    return out;
+  }();
+  return kMethods;
+}
 
 std::size_t gpu_method_index(Method m) {
-  const auto at = std::find(kGpuMethods.begin(), kGpuMethods.end(), m);
-  if (at == kGpuMethods.end()) throw Error(ErrorCategory::internal, "the GPU runner has no kernels for this method");
-  return std::size_t(at - kGpuMethods.begin());
+  const std::vector<Method>& all = gpu_methods();
+  const auto at = std::find(all.begin(), all.end(), m);
+  if (at == all.end()) throw Error(ErrorCategory::internal, "the GPU runner has no kernels for this method");
+  return std::size_t(at - all.begin());
 }
 }  // namespace
 
@@ -146,8 +138,9 @@ struct Runner::Impl {
   // beside the first batches instead, its launches each waited for a whole batch launch to end
   // (a one-wave grid holds every SM until it ends): ~0.4 s, far longer than the packing.
   std::mutex check_mutex;
-  std::array<std::shared_ptr<SelfCheck>, kGpuMethods.size()> check;  // per method: the queued check covering it
-  std::array<bool, kGpuMethods.size()> passed{};
+  // Per method (gpu_method_index): the queued check covering it, and whether it has passed.
+  std::vector<std::shared_ptr<SelfCheck>> check = std::vector<std::shared_ptr<SelfCheck>>(gpu_methods().size());
+  std::vector<bool> passed = std::vector<bool>(gpu_methods().size(), false);
   void start_check(std::span<const Method> methods) {
     std::lock_guard lock(check_mutex);
     bool queued = true;
@@ -187,7 +180,7 @@ Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>
   WK_CUDA_CHECK(cudaMemPoolSetAttribute(mem_pool, cudaMemPoolAttrReleaseThreshold, &keep));
   // The named methods' pairs are queued at once (one set of streams); they run while the first
   // batches are packed.
-  impl_->start_check(check_now.empty() ? std::span<const Method>(kGpuMethods) : check_now);
+  impl_->start_check(check_now.empty() ? std::span<const Method>(gpu_methods()) : check_now);
 }
 
 Runner::~Runner() = default;
@@ -231,9 +224,9 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
   // engine so one's host work overlaps the other's kernels).
   Stream stream;
   // The jobs of each method, in one pass.
-  std::array<std::vector<std::size_t>, kGpuMethods.size()> by_method;
+  std::vector<std::vector<std::size_t>> by_method(gpu_methods().size());
   for (std::size_t i = 0; i < jobs.size(); ++i) by_method[gpu_method_index(jobs[i].setting->method)].push_back(i);
-  for (Method m : kGpuMethods) {
+  for (Method m : gpu_methods()) {
     const std::vector<std::size_t>& idx = by_method[gpu_method_index(m)];
     if (idx.empty()) continue;
     impl_->start_check(std::span<const Method>(&m, 1));

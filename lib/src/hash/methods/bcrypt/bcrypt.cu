@@ -24,11 +24,11 @@
 
 #include <cstdint>
 
-#include "crypt_launch.hpp"
-#include "wk/core/cuda_check.hpp"
-#include "wk/core/error.hpp"
+#include "bcrypt_launch.hpp"
 #include "hash/hd/bcrypt.hpp"
 #include "hash/hd/crypt_base64.hpp"
+#include "wk/core/cuda_check.hpp"
+#include "wk/core/error.hpp"
 
 namespace wk::hash::gpu::detail {
 

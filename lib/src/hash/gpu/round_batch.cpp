@@ -1,0 +1,423 @@
+// The round engine's device batch (md5crypt, sha256crypt, sha512crypt): packs the jobs grouped by
+// kernel configuration and length, runs the method's set-up / round / final launches in launch
+// parts on streams of their own, and wipes its device buffers.
+#include "round_batch.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "gpu_runner.hpp"
+#include "hash/hd/shacrypt.hpp"
+#include "wk/core/nvtx.hpp"
+#include "wk/core/parallel.hpp"
+
+namespace wk::hash::gpu {
+
+using namespace detail;
+
+namespace {
+
+// Rounds per launch: each launch stays well under a second for a full batch (5000-round
+// sha512crypt on 2^19 passwords: about 0.6 s per 1000 rounds at the target rate).
+constexpr std::uint32_t kDefaultRoundsPerLaunch = 1000;
+
+// Launch parts. Each range's jobs are split into up to kLaunchParts parts of whole thread blocks,
+// and each part's launches (set-up, rounds, final) go on a stream of its own. On one stream a
+// launch starts only when the one before it has finished, and a launch ends slowly: the warp
+// scheduler favours the oldest warps, so the warps sharing an SM do not finish together, and the
+// last ones run with the SM half idle. With three sequences in flight the next launch of another
+// part fills those SMs. H100, sha512crypt class S: 883 -> 930 kH/s on 65536 jobs, 927 -> 958 on
+// 2^18 (a probe of the round kernel alone; docs/apod/hash.md, "Where the kernels stand").
+// WK_LAUNCH_PARTS exists for that measurement (1: the single stream of before).
+#ifndef WK_LAUNCH_PARTS
+#define WK_LAUNCH_PARTS 3
+#endif
+constexpr int kLaunchParts = WK_LAUNCH_PARTS;
+// With a progress callback, a step's fraction is reported once its launches have finished on every
+// part, while the next kStepsAhead steps are already queued: the GPU does not wait for the host.
+constexpr int kStepsAhead = 2;
+
+// The packed order of a batch whose jobs differ only in password length (records of fresh
+// settings: one salt length, one round count), for the grouped rungs: by configuration key
+// (cfg_of_length[pl] + 1: reference first), then by length, stable -- what the counting sort on
+// the full key in order_by_key gives, but on all cores: per-chunk counts of each length, the
+// chunks' starts in each length's group, a parallel scatter. `order` gets the jobs in packed
+// order, `pw_at` (n + 1 entries) their password offsets; returns the groups of equal length.
+struct LengthGroup {
+  std::size_t first = 0, count = 0;  // packed positions
+  std::size_t pl = 0;                // password bytes of every job in it
+  int cfg = -1;                      // the configuration that fits (-1: reference)
+};
+std::vector<LengthGroup> order_by_length(std::span<const std::string_view> passwords, std::span<const int> cfg_of_length,
+                                         std::vector<std::uint32_t>& order, std::vector<std::size_t>& pw_at) {
+  const std::size_t n = passwords.size(), lengths = cfg_of_length.size();
+  const std::size_t chunks = (n + kHostGrain - 1) / kHostGrain;
+  std::vector<std::uint32_t> at(chunks * lengths, 0);  // per chunk and length: count, then next position
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t* c = at.data() + begin / kHostGrain * lengths;
+    for (std::size_t i = begin; i < end; ++i) ++c[passwords[i].size()];
+  });
+  std::vector<std::size_t> used;
+  for (std::size_t pl = 0; pl < lengths; ++pl)
+    for (std::size_t c = 0; c < chunks; ++c)
+      if (at[c * lengths + pl]) {
+        used.push_back(pl);
+        break;
+      }
+  std::stable_sort(used.begin(), used.end(),
+                   [&](std::size_t a, std::size_t b) { return cfg_of_length[a] + 1 < cfg_of_length[b] + 1; });
+  std::vector<LengthGroup> groups;
+  std::size_t next = 0;
+  for (const std::size_t pl : used) {
+    LengthGroup g;
+    g.first = next;
+    g.pl = pl;
+    g.cfg = cfg_of_length[pl];
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::uint32_t k = at[c * lengths + pl];
+      at[c * lengths + pl] = std::uint32_t(next);
+      next += k;
+    }
+    g.count = next - g.first;
+    groups.push_back(g);
+  }
+  order.resize(n);
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t* c = at.data() + begin / kHostGrain * lengths;
+    for (std::size_t i = begin; i < end; ++i) order[c[passwords[i].size()]++] = std::uint32_t(i);
+  });
+  // Offsets: within a group every password has the group's length.
+  std::vector<std::size_t> group_bytes(groups.size() + 1, 0);
+  for (std::size_t g = 0; g < groups.size(); ++g) group_bytes[g + 1] = group_bytes[g] + groups[g].count * groups[g].pl;
+  pw_at.resize(n + 1);
+  pw_at[n] = group_bytes.back();
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::size_t g = std::size_t(std::upper_bound(groups.begin(), groups.end(), begin,
+                                                 [](std::size_t p, const LengthGroup& x) { return p < x.first; }) -
+                                groups.begin()) - 1;
+    for (std::size_t p = begin; p < end; ++p) {
+      while (p >= groups[g].first + groups[g].count) ++g;
+      pw_at[p] = group_bytes[g] + (p - groups[g].first) * groups[g].pl;
+    }
+  });
+  return groups;
+}
+
+// The packed order and what it is made of (pack's first step).
+struct PackedOrder {
+  bool grouped = false;    // a grouped rung: jobs by configuration, password length, salt length
+  bool by_length = false;  // records in a grouped rung: ordered by order_by_length
+  std::vector<std::uint32_t> key, job_rounds;  // per input job (not by_length): sort key, round count
+  std::vector<std::size_t> pw_at;               // password offsets in packed order (n + 1)
+  std::vector<LengthGroup> groups;              // by_length: the groups of equal length
+  // The configuration of input job i (not by_length): -1 for the reference rounds.
+  int cfg_of(std::uint32_t i) const { return int(grouped ? key[i] >> 14 : key[i]) - 1; }
+};
+
+class RoundMethodBatch final : public MethodBatch {
+ public:
+  RoundMethodBatch(BatchCore& core, const ShaKernels& kernels) : core_(core), k_(kernels) {}
+  ~RoundMethodBatch() override = default;
+  void pack(const JobSource& src) override;
+  void set_launch_limits(std::uint32_t rounds_per_launch, std::uint64_t) override {
+    rounds_per_launch_ = rounds_per_launch ? rounds_per_launch : kDefaultRoundsPerLaunch;
+  }
+  void run(cudaStream_t stream, const std::function<void(double)>& progress, const std::function<void()>& queued) override;
+  void wipe() noexcept override;
+
+ private:
+  BatchCore& core_;
+  const ShaKernels& k_;
+  DeviceBuffer<std::uint8_t> d_pw_, d_salt_, d_sl_, d_pseq_, d_sseq_;
+  DeviceBuffer<std::uint32_t> d_pw_off_, d_rounds_, d_state_, d_tmpl_;
+  DeviceBuffer<std::uint16_t> d_pl_;
+  std::vector<ShaRange> ranges_;
+  std::vector<std::uint32_t> range_rounds_;  // the largest round count in each range
+  ShaBatch sha_;
+  std::uint32_t rounds_per_launch_ = kDefaultRoundsPerLaunch;
+
+  // Launch parts 1.. run on part_streams_ (part 0 on the batch's stream), forked after the uploads
+  // and joined back before the results are read (join_parts).
+  std::vector<Stream> part_streams_;
+  Event forked_{cudaEventDisableTiming};
+  std::vector<Event> joined_;     // one per part stream
+  std::vector<Event> step_done_;  // (kStepsAhead + 1) * kLaunchParts, for progress
+  cudaStream_t part_stream(int q) const { return q == 0 ? core_.stream : part_streams_[std::size_t(q) - 1].get(); }
+  void make_parts();
+  void join_parts() noexcept;
+
+  PackedOrder order_jobs(const JobSource& src);
+  void order_by_key(const JobSource& src, PackedOrder& po);
+  // Makes ranges_ of equal configuration over the packed jobs (rounds: their round counts in
+  // packed order); returns the template words they take.
+  std::size_t make_ranges(const JobSource& src, const PackedOrder& po, const std::uint32_t* rounds);
+};
+
+PackedOrder RoundMethodBatch::order_jobs(const JobSource& src) {
+  PackedOrder po;
+  const Variant variant = core_.variant;
+  po.grouped = variant == Variant::blocks_global || variant == Variant::blocks_shared;
+  // Records of fresh settings (one salt length, one round count) in a grouped rung: the key is a
+  // function of the password length alone, and the order is made on all cores (order_by_length)
+  // instead of the serial passes of order_by_key (~3 ns per job on one core: ~1 ms of every
+  // wk-hash slice).
+  po.by_length = po.grouped && !src.parsed();
+  if (po.by_length) {
+    std::vector<int> cfg_of_length(std::size_t(hd::kMaxPasswordBytes) + 1, -1);
+    for (std::size_t pl = 0; pl < cfg_of_length.size(); ++pl)
+      for (int c = 0; c < k_.config_count; ++c)
+        if (k_.fits(k_.configs[c], int(pl), int(src.salt_chars))) {
+          cfg_of_length[pl] = c;
+          break;
+        }
+    po.groups = order_by_length(src.passwords, cfg_of_length, core_.order, po.pw_at);
+  } else {
+    order_by_key(src, po);
+  }
+  return po;
+}
+
+// Packed order: by kernel configuration (the first block configuration that fits, else
+// reference) and, for the grouped rungs, by password length, salt length and round count, stable.
+// Each job's sort key and round count are gathered on all cores into compact arrays (the serial
+// passes below then read those, not the settings); a counting sort on the key -- one pass
+// whatever the batch size --, then a stable sort by rounds inside each group whose round counts
+// differ (rare: they are equal unless the settings ask otherwise).
+void RoundMethodBatch::order_by_key(const JobSource& src, PackedOrder& po) {
+  const std::size_t n = core_.n;
+  const std::span<const std::string_view> passwords = src.passwords;
+  const bool grouped = po.grouped, reference = core_.variant == Variant::reference;
+  std::vector<std::uint32_t>& key = po.key;
+  std::vector<std::uint32_t>& job_rounds = po.job_rounds;
+  key.resize(n);
+  job_rounds.resize(n);
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t pl = passwords[i].size(), sl = src.salt(i).size();
+      int cfg = -1;
+      if (!reference)
+        for (int c = 0; c < k_.config_count; ++c)
+          if (k_.fits(k_.configs[c], int(pl), int(sl))) {
+            cfg = c;
+            break;
+          }
+      const std::uint32_t c = std::uint32_t(cfg + 1);  // 0..config_count
+      key[i] = grouped ? (c << 14) | std::uint32_t(pl << 5) | std::uint32_t(sl) : c;  // 511 bytes, 16 chars at most
+      job_rounds[i] = src.rounds_of(i);
+    }
+  });
+  std::vector<std::uint32_t>& order = core_.order;
+  const std::size_t buckets = std::size_t(k_.config_count + 1) << (grouped ? 14 : 0);
+  std::vector<std::uint32_t> start(buckets + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++start[key[i] + 1];
+  for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+  order.resize(n);
+  for (std::size_t i = 0; i < n; ++i) order[start[key[i]]++] = std::uint32_t(i);
+  if (grouped)
+    for (std::size_t p = 0; p < n;) {
+      std::size_t q = p + 1;
+      bool uniform = true;
+      while (q < n && key[order[q]] == key[order[p]]) {
+        uniform &= job_rounds[order[q]] == job_rounds[order[p]];
+        ++q;
+      }
+      if (!uniform)
+        std::stable_sort(order.begin() + std::ptrdiff_t(p), order.begin() + std::ptrdiff_t(q),
+                         [&](std::uint32_t a, std::uint32_t b) { return job_rounds[a] < job_rounds[b]; });
+      p = q;
+    }
+  po.pw_at.assign(n + 1, 0);
+  for (std::size_t p = 0; p < n; ++p) po.pw_at[p + 1] = po.pw_at[p] + passwords[order[p]].size();
+}
+
+std::size_t RoundMethodBatch::make_ranges(const JobSource& src, const PackedOrder& po, const std::uint32_t* rounds) {
+  // Ranges of equal configuration, each with its slice of the template buffer (by_length: runs
+  // of groups of one configuration).
+  const std::size_t n = core_.n;
+  const std::vector<std::uint32_t>& order = core_.order;
+  const bool by_length = po.by_length;
+  std::size_t tmpl_words = 0;
+  for (std::size_t p = 0, g = 0; p < n;) {
+    std::size_t q = p;
+    if (by_length) {
+      const int c = po.groups[g].cfg;
+      while (g < po.groups.size() && po.groups[g].cfg == c) q += po.groups[g++].count;
+    } else {
+      while (q < n && po.cfg_of(order[q]) == po.cfg_of(order[p])) ++q;
+    }
+    ShaRange r;
+    r.begin = int(p);
+    r.count = int(q - p);
+    r.last = r.count;  // the whole range; run() launches parts of it
+    const int c = by_length ? po.groups[g - 1].cfg : po.cfg_of(order[p]);
+    if (c >= 0) {
+      r.nblk = k_.configs[c].nblk;
+      r.nw = k_.configs[c].nw;
+      r.shared = core_.variant == Variant::blocks_shared && k_.configs[c].shared_ok;
+    }
+    std::uint32_t max_r = by_length ? src.rounds : 0;
+    if (!by_length)
+      for (std::size_t x = p; x < q; ++x) max_r = std::max(max_r, rounds[x]);
+    ranges_.push_back(r);
+    range_rounds_.push_back(max_r);
+    tmpl_words += std::size_t(8) * r.nw * r.count;
+    p = q;
+  }
+  return tmpl_words;
+}
+
+void RoundMethodBatch::pack(const JobSource& src) {
+  const std::span<const std::string_view> passwords = src.passwords;
+  const std::size_t n = core_.n;
+  const PackedOrder po = order_jobs(src);
+  const std::vector<std::uint32_t>& order = core_.order;
+
+  // Packed layout.
+  const std::size_t pw_total = po.pw_at[n];
+  Staging lay;
+  const std::size_t p_pw = lay.add(pw_total), p_off = lay.add(4 * n), p_pl = lay.add(2 * n), p_salt = lay.add(16 * n),
+                    p_sl = lay.add(n), p_rounds = lay.add(4 * n);
+  core_.staging = core_.pinned(lay.total);
+  std::uint8_t* h = core_.staging.get();
+  auto* off = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_off].first);
+  auto* pl = reinterpret_cast<std::uint16_t*>(h + lay.parts[p_pl].first);
+  std::uint8_t* salt = h + lay.parts[p_salt].first;
+  std::uint8_t* sl = h + lay.parts[p_sl].first;
+  auto* rounds = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_rounds].first);
+  parallel_for(n, kHostGrain, [&](std::size_t begin, std::size_t end) {
+    std::memset(salt + 16 * begin, 0, 16 * (end - begin));
+    for (std::size_t p = begin; p < end; ++p) {
+      const std::uint32_t i = order[p];
+      const std::string_view pw = passwords[i];
+      std::memcpy(h + lay.parts[p_pw].first + po.pw_at[p], pw.data(), pw.size());
+      off[p] = std::uint32_t(po.pw_at[p]);
+      pl[p] = std::uint16_t(pw.size());
+      const std::string_view s = src.salt(i);
+      std::memcpy(salt + 16 * p, s.data(), s.size());
+      sl[p] = std::uint8_t(s.size());
+      rounds[p] = po.by_length ? src.rounds : po.job_rounds[i];
+    }
+  });
+  const std::size_t tmpl_words = make_ranges(src, po, rounds);
+  const cudaStream_t stream = core_.stream;
+  upload(d_pw_, core_.staging, lay, p_pw, stream);
+  upload(d_pw_off_, core_.staging, lay, p_off, stream);
+  upload(d_pl_, core_.staging, lay, p_pl, stream);
+  upload(d_salt_, core_.staging, lay, p_salt, stream);
+  upload(d_sl_, core_.staging, lay, p_sl, stream);
+  upload(d_rounds_, core_.staging, lay, p_rounds, stream);
+  d_state_ = DeviceBuffer<std::uint32_t>(std::size_t(k_.digest_bytes / 4) * n, stream);
+  d_pseq_ = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total), stream);
+  d_sseq_ = DeviceBuffer<std::uint8_t>(16 * n, stream);
+  d_tmpl_ = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, tmpl_words), stream);
+  std::size_t at = 0;
+  for (ShaRange& r : ranges_) {
+    r.tmpl = d_tmpl_.get() + at;
+    at += std::size_t(8) * r.nw * r.count;
+  }
+  sha_.n = int(n);
+  sha_.pw = d_pw_.get();
+  sha_.pw_off = d_pw_off_.get();
+  sha_.pl = d_pl_.get();
+  sha_.salt = d_salt_.get();
+  sha_.sl = d_sl_.get();
+  sha_.rounds = d_rounds_.get();
+  sha_.state = d_state_.get();
+  sha_.pseq = d_pseq_.get();
+  sha_.sseq = d_sseq_.get();
+  sha_.out = core_.d_out.get();
+  sha_.out_stride = core_.out_stride;
+}
+
+void RoundMethodBatch::make_parts() {
+  if (!part_streams_.empty()) return;
+  for (int q = 1; q < kLaunchParts; ++q) {
+    part_streams_.emplace_back();
+    joined_.emplace_back(cudaEventDisableTiming);
+  }
+  // Blocking-sync: the progress waits sleep. wk-hash keeps several batches in flight, each waiting
+  // on its thread most of the time; spinning, they would take that many cores from the host work
+  // (packing, formatting) of the others.
+  for (int e = 0; e < (kStepsAhead + 1) * kLaunchParts; ++e)
+    step_done_.emplace_back(cudaEventBlockingSync | cudaEventDisableTiming);
+}
+
+// The batch's stream waits for everything queued on the part streams.
+void RoundMethodBatch::join_parts() noexcept {
+  for (std::size_t q = 0; q < part_streams_.size(); ++q)
+    if (cudaEventRecord(joined_[q].get(), part_streams_[q]) == cudaSuccess)
+      cudaStreamWaitEvent(core_.stream, joined_[q].get(), 0);
+}
+
+void RoundMethodBatch::wipe() noexcept {
+  // After any launch still queued on the part streams.
+  join_parts();
+  const cudaStream_t stream = core_.stream;
+  wipe_device(d_pw_, stream);
+  wipe_device(d_pseq_, stream);
+  wipe_device(d_sseq_, stream);
+  wipe_device(d_tmpl_, stream);
+  wipe_device(d_state_, stream);
+}
+
+void RoundMethodBatch::run(cudaStream_t stream, const std::function<void(double)>& progress,
+                           const std::function<void()>& queued) {
+  make_parts();
+  // Part q of a range: its jobs in blocks [nb * q / P, nb * (q + 1) / P) of the round kernels.
+  auto part = [](const ShaRange& range, int q) {
+    ShaRange p = range;
+    const int nb = (range.count + kRoundThreads - 1) / kRoundThreads;
+    p.first = std::min(range.count, nb * q / kLaunchParts * kRoundThreads);
+    p.last = std::min(range.count, nb * (q + 1) / kLaunchParts * kRoundThreads);
+    return p;
+  };
+  forked_.record(stream);  // the uploads (and a previous run) before any part's launches
+  for (const Stream& s : part_streams_) WK_CUDA_CHECK(cudaStreamWaitEvent(s, forked_.get(), 0));
+  {
+    nvtx::Range r("setup", nvtx::Color::compute);
+    for (int q = 0; q < kLaunchParts; ++q)
+      for (const ShaRange& range : ranges_) k_.setup(sha_, part(range, q), part_stream(q));
+  }
+  const std::uint32_t max_rounds = *std::max_element(range_rounds_.begin(), range_rounds_.end());
+  const std::uint32_t steps = max_rounds / rounds_per_launch_ + (max_rounds % rounds_per_launch_ != 0);
+  auto step_end = [&](std::uint32_t s) {
+    return std::uint32_t(std::min<std::uint64_t>(max_rounds, std::uint64_t(s + 1) * rounds_per_launch_));
+  };
+  auto event = [&](std::uint32_t s, int q) -> Event& { return step_done_[(s % (kStepsAhead + 1)) * kLaunchParts + q]; };
+  auto report = [&](std::uint32_t s) {
+    for (int q = 0; q < kLaunchParts; ++q) event(s, q).synchronize();
+    progress(double(step_end(s)) / double(max_rounds));
+  };
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const std::uint32_t r0 = s * rounds_per_launch_, r1 = step_end(s);
+    nvtx::Range r("rounds", nvtx::Color::compute, std::int64_t(r0));
+    for (int q = 0; q < kLaunchParts; ++q)
+      for (std::size_t i = 0; i < ranges_.size(); ++i)
+        if (r0 < range_rounds_[i]) k_.rounds(sha_, part(ranges_[i], q), r0, r1, part_stream(q));
+    if (progress) {
+      for (int q = 0; q < kLaunchParts; ++q) event(s, q).record(part_stream(q));
+      if (s >= kStepsAhead && s + 1 < steps) report(s - kStepsAhead);
+    }
+  }
+  {
+    nvtx::Range r("final", nvtx::Color::compute);
+    for (int q = 0; q < kLaunchParts; ++q)
+      for (const ShaRange& range : ranges_) {
+        const ShaRange p = part(range, q);
+        k_.final(sha_, range.begin + p.first, range.begin + p.last, part_stream(q));
+      }
+  }
+  join_parts();
+  if (queued) queued();
+  if (progress)
+    for (std::uint32_t s = steps > kStepsAhead + 1 ? steps - kStepsAhead - 1 : 0; s < steps; ++s) report(s);
+}
+
+}  // namespace
+
+std::unique_ptr<MethodBatch> make_round_batch(BatchCore& core, const ShaKernels& kernels) {
+  return std::make_unique<RoundMethodBatch>(core, kernels);
+}
+
+}  // namespace wk::hash::gpu
