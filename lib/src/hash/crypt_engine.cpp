@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -25,12 +26,18 @@ namespace {
 
 unsigned default_threads() { return usable_cores(); }
 
-// Whether the GPU backend computes a method: its module has GPU kernels (the rest goes to
-// libxcrypt on the CPU).
-bool on_gpu(Method m) {
-  const MethodModule* mod = find_module(m);
-  return mod && mod->gpu;
+// Whether the GPU backend computes each method, by the enum's value: its module has GPU kernels
+// (the rest goes to libxcrypt on the CPU).
+using GpuMethods = std::array<bool, std::size_t(Method::other) + 1>;
+const GpuMethods& gpu_methods() {
+  static const GpuMethods kOnGpu = [] {
+    GpuMethods on{};
+    for (const MethodModule& mod : method_modules()) on[std::size_t(mod.id)] = mod.gpu != nullptr;
+    return on;
+  }();
+  return kOnGpu;
 }
+bool on_gpu(Method m) { return gpu_methods()[std::size_t(m)]; }
 
 // libxcrypt's crypt_rn on `threads` threads over jobs 0 .. count - 1: job(k) is job k (a
 // CryptJob), put(k, result) takes what crypt_rn made of it (nullptr or a string starting with '*'
@@ -147,9 +154,10 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
     runner = ready.get();
   }
   std::vector<std::size_t> cpu_jobs, gpu_index;
+  const GpuMethods& gpu = gpu_methods();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!parsed[i]) continue;
-    (runner && on_gpu(parsed[i]->method) ? gpu_index : cpu_jobs).push_back(i);
+    (runner && gpu[std::size_t(parsed[i]->method)] ? gpu_index : cpu_jobs).push_back(i);
   }
   const std::size_t failed_early = jobs.size() - cpu_jobs.size() - gpu_index.size();
   std::atomic<std::size_t> done{failed_early};
