@@ -1,8 +1,10 @@
-// The convolution family's shared vocabulary: borders, kernel parsing, rank-1 factors.
+// The convolution family's shared vocabulary: borders, kernel parsing, rank-1 factors; the rung
+// tables of the family and of every image operation.
 #include <catch2/catch.hpp>
 #include <opencv2/core.hpp>
 
 #include "filter_test_util.hpp"
+#include "rung_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/filter.hpp"
@@ -124,14 +126,36 @@ TEST_CASE("separate finds rank-1 factors and refuses other kernels", "[filter]")
   CHECK_FALSE(image::separate(test::random_kernel(7, 7, 3)));
 }
 
-TEST_CASE("check_kernel_fits and the convolution variants", "[filter]") {
+TEST_CASE("check_kernel_fits and the convolution family's rung tables", "[filter]") {
   CHECK_NOTHROW(image::check_kernel_fits("gauss", 5, 5, 5, 5));
   CHECK(category_of([] { image::check_kernel_fits("gauss", 5, 5, 4, 9); }) == ErrorCategory::usage);
   CHECK_THAT(message_of([] { image::check_kernel_fits("gauss", 5, 3, 4, 9); }), Catch::Contains("gauss") && Catch::Contains("larger"));
-  REQUIRE(image::conv_variants().size() == 10);
-  for (const auto& v : image::conv_variants()) {
-    CHECK(image::parse_conv_variant(v.name) == v.variant);
-    CHECK(std::string(image::to_string(v.variant)) == v.name);
+  // Every op of the family has the generic ladder, then its own rungs; each op refuses the rungs
+  // only other ops have.
+  const std::vector<std::string> generic = {"naive", "constant_weights", "shared_tiles", "cached_halo",
+                                            "register_blocked", "tensor_core", "separable"};
+  auto with = [&](std::vector<std::string> own) {
+    std::vector<std::string> all = generic;
+    all.insert(all.end(), own.begin(), own.end());
+    return all;
+  };
+  test::check_rung_table("conv", generic, {"rolling", "vectorized_3x3", "vectorized_5x5", "vectorized_wide", "fft"});
+  test::check_rung_table("box", generic, {"rolling", "vectorized_3x3", "vectorized_5x5", "vectorized_wide"});
+  test::check_rung_table("gauss", with({"rolling", "vectorized_5x5", "vectorized_wide"}), {"vectorized_3x3"});
+  test::check_rung_table("sobel", with({"rolling", "vectorized_3x3"}), {"vectorized_5x5", "vectorized_wide"});
+  test::check_rung_table("laplacian", with({"vectorized_3x3"}), {"rolling", "vectorized_5x5", "vectorized_wide"});
+  test::check_rung_table("sharpen", with({"rolling", "vectorized_5x5"}), {"vectorized_3x3", "vectorized_wide"});
+}
+
+TEST_CASE("every image operation declares a ladder of at least two well-formed, distinct rung names", "[filter]") {
+  REQUIRE_FALSE(image::operations().empty());
+  for (const image::OpInfo* op : image::operations()) {
+    REQUIRE(op != nullptr);
+    const std::string name = op->name;
+    CAPTURE(name);
+    CHECK(image::find_operation(name) == op);
+    const std::vector<std::string> names = test::rung_names_of(name);
+    CHECK(names.size() >= 2);
+    test::check_rung_table(name, names);
   }
-  CHECK(category_of([] { image::parse_conv_variant("fft"); }) == ErrorCategory::usage);
 }

@@ -1,12 +1,16 @@
 // gauss on the host: the fixed-point model the GPU implements is bit-exact to cv::GaussianBlur,
-// and the CPU path handles every border (wrap and constant V on a padded copy).
+// the CPU path handles every border (wrap and constant V on a padded copy), and the tuning's
+// order of the GPU rungs.
 #include <catch2/catch.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
 
 #include "filter_test_util.hpp"
+#include "image/gauss/gauss_gpu.hpp"
+#include "rung_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/gauss.hpp"
@@ -28,23 +32,38 @@ TEST_CASE("gauss_fixed_point_kernel: symmetric integers summing to 256", "[gauss
   CHECK(image::gauss_fixed_point_kernel(5, 0) == std::vector<int>{16, 64, 96, 64, 16});
 }
 
-TEST_CASE("gauss_default_variant: 5x5 with taps off the multiples of 16 goes to vectorized_wide", "[gauss]") {
-  using image::ConvVariant;
-  const auto small = [](double sigma) {
-    const auto c = image::gauss_fixed_point_kernel(5, sigma);
+TEST_CASE("gauss_rung_order: 5x5 with taps off the multiples of 16 goes to vectorized_wide", "[gauss]") {
+  // The default is the first rung of the sm_90 tuning's order that applies to the call.
+  using image::detail::gauss_rung_order;
+  const auto fixed = [](int k, double sigma) { return image::gauss_fixed_point_kernel(k, sigma); };
+  const auto small = [&](double sigma) {
+    const auto c = fixed(5, sigma);
     return std::all_of(c.begin(), c.end(), [](int t) { return t % 16 == 0; });
   };
   REQUIRE(small(0.0));
   REQUIRE_FALSE(small(1.5));
-  CHECK(image::gauss_default_variant(3) == ConvVariant::vectorized_5x5);
-  CHECK(image::gauss_default_variant(5) == ConvVariant::vectorized_5x5);
-  CHECK(image::gauss_default_variant(5, 0.0) == ConvVariant::vectorized_5x5);
-  CHECK(image::gauss_default_variant(5, 1.5) == ConvVariant::vectorized_wide);
-  CHECK(image::gauss_default_variant(7, 1.5) == ConvVariant::vectorized_wide);
-  CHECK(image::gauss_default_variant(15) == ConvVariant::vectorized_wide);
-  CHECK(image::gauss_default_variant(17) == ConvVariant::separable);
-  // Arguments gauss() refuses later still get an answer here.
-  CHECK(image::gauss_default_variant(5, -1.0) == ConvVariant::vectorized_5x5);
+  const auto first = [&](int k, double sigma) { return std::string_view(gauss_rung_order(k, fixed(k, sigma), true, 90).front()); };
+  CHECK(first(3, 0.0) == "vectorized_5x5");
+  CHECK(first(5, 0.0) == "vectorized_5x5");
+  CHECK(first(5, 1.5) == "vectorized_wide");
+  CHECK(first(7, 1.5) == "vectorized_wide");
+  CHECK(first(15, 0.0) == "vectorized_wide");
+  CHECK(first(17, 0.0) == "separable");  // the rolling kernel stops at 15 x 15
+  // Float images: register_blocked up to 15 x 15, the separable passes above.
+  CHECK(gauss_rung_order(5, {}, false, 90).front() == std::string_view("register_blocked"));
+  CHECK(gauss_rung_order(17, {}, false, 90).front() == std::string_view("separable"));
+  // Every order names gauss rungs only, and ends with a rung that takes every call (any channel
+  // count and alignment): register_blocked or separable.
+  for (int k = 3; k <= 31; k += 2)
+    for (double sigma : {0.0, 0.3, 1.5, 9.0})
+      for (bool u8 : {true, false}) {
+        CAPTURE(k, sigma, u8);
+        const auto order = gauss_rung_order(k, u8 ? fixed(k, sigma) : std::vector<int>{}, u8, 90);
+        REQUIRE_FALSE(order.empty());
+        for (const char* r : order) CHECK(test::is_rung_of("gauss", r));
+        const std::string_view last = order.back();
+        CHECK((last == "register_blocked" || last == "separable"));
+      }
 }
 
 TEST_CASE("the fixed-point model is bit-exact to cv::GaussianBlur, and so is gauss_cpu on every border", "[gauss]") {

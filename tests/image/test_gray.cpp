@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "rung_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/gray.hpp"
@@ -76,8 +77,6 @@ TEST_CASE("gray rejects mismatched views with a usage error", "[gray]") {
   CHECK(category([&] { image::gray_cpu(const_view(two), view(ok), image::ChannelOrder::bgr); }) == ErrorCategory::usage);
 }
 
-TEST_CASE("gray variants are named and parse back", "[gray]") {
-  REQUIRE(image::gray_variants().size() >= 2);
-  for (const auto& v : image::gray_variants()) CHECK(image::parse_gray_variant(v.name) == v.variant);
-  CHECK_THROWS_AS(image::parse_gray_variant("fastest"), Error);
+TEST_CASE("gray rungs are named in ladder order and unknown names are refused", "[gray]") {
+  test::check_rung_table("gray", {"naive", "vectorized", "streaming"});
 }

@@ -1,10 +1,14 @@
 // histogram on the GPU: every rung equals the CPU path (cv::calcHist) exactly, on edge sizes,
-// odd pitches, flat and natural-looking images, with and without a workspace.
+// odd pitches, flat and natural-looking images, with and without a workspace; every call reports
+// the rung that ran (the vectorized rungs give way on unaligned rows).
 #include <catch2/catch.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <numeric>
+#include <string>
+#include <string_view>
 
+#include "rung_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/image/histogram.hpp"
@@ -24,9 +28,19 @@ cv::Mat natural_image(int w, int h, int cn, unsigned seed) {
   return img + noise;
 }
 
-// Runs one rung. extra_pitch 0: cudaMallocPitch rows (aligned); otherwise linear memory with
-// pitch = row bytes + extra_pitch, offset by one byte (unaligned rows).
-std::vector<std::uint32_t> gpu_histogram(const cv::Mat& src, image::HistogramVariant variant, int extra_pitch,
+// The rung a histogram call runs: `rung` where it applies, else the tuning's (pipelined, then
+// shared_privatized). The vectorized rungs (all but global_atomics and shared_privatized) need
+// 16-byte aligned rows.
+std::string expected_histogram_rung(std::string_view rung, bool aligned) {
+  if (rung.empty()) return aligned ? "pipelined" : "shared_privatized";
+  if (aligned || rung == "global_atomics" || rung == "shared_privatized") return std::string(rung);
+  return "shared_privatized";
+}
+
+// Runs one rung ("" for the default) `calls` times and checks the name each call reports.
+// extra_pitch 0: cudaMallocPitch rows (aligned); otherwise linear memory with pitch = row bytes +
+// extra_pitch, offset by one byte (unaligned rows).
+std::vector<std::uint32_t> gpu_histogram(const cv::Mat& src, std::string_view rung, int extra_pitch,
                                          image::HistogramWorkspace* ws, int calls = 1) {
   const int w = src.cols, h = src.rows, cn = src.channels();
   Stream stream;
@@ -48,7 +62,11 @@ std::vector<std::uint32_t> gpu_histogram(const cv::Mat& src, image::HistogramVar
   }
   // Garbage in the output first: the call must overwrite every count.
   WK_CUDA_CHECK(cudaMemsetAsync(d_hist.get(), 0xAB, d_hist.bytes(), stream));
-  for (int i = 0; i < calls; ++i) image::histogram(v, d_hist.get(), stream, variant, ws);
+  const std::string expected = expected_histogram_rung(rung, extra_pitch == 0);
+  for (int i = 0; i < calls; ++i) {
+    const std::string ran = image::histogram(v, d_hist.get(), stream, ws, rung);
+    REQUIRE(ran == expected);
+  }
   WK_CUDA_CHECK(cudaMemcpyAsync(got.data(), d_hist.get(), d_hist.bytes(), cudaMemcpyDeviceToHost, stream));
   stream.synchronize();
   return got;
@@ -65,15 +83,15 @@ std::vector<std::uint32_t> cpu_histogram(const cv::Mat& src) {
 TEST_CASE("GPU histogram equals cv::calcHist for every rung, size, pitch and channel count", "[gpu][histogram]") {
   image::HistogramWorkspace ws;
   const int widths[] = {1, 2, 3, 15, 16, 17, 31, 33, 127, 129, 4097};
-  for (const auto& v : image::histogram_variants())
+  for (const std::string& rung : test::rung_names_of("histogram"))
     for (int cn : {1, 3, 4})
       for (int w : widths)
         for (int extra : {0, 3}) {
           const bool with_ws = (w + extra + cn) % 2 == 0;
           {
-            CAPTURE(v.name, cn, w, extra, with_ws);
+            CAPTURE(rung, cn, w, extra, with_ws);
             const cv::Mat src = (w % 2) ? test::random_image(w, 5, cn, unsigned(w * 7 + cn)) : natural_image(w, 5, cn, unsigned(w));
-            REQUIRE(gpu_histogram(src, v.variant, extra, with_ws ? &ws : nullptr) == cpu_histogram(src));
+            REQUIRE(gpu_histogram(src, rung, extra, with_ws ? &ws : nullptr) == cpu_histogram(src));
           }
         }
 }
@@ -84,11 +102,11 @@ TEST_CASE("GPU histogram: flat images, natural images and many blocks, workspace
   const cv::Mat flat_bgra(300, 513, CV_8UC4, cv::Scalar(1, 2, 3, 255));
   const cv::Mat photo = natural_image(1921, 1081, 1, 3);
   const cv::Mat photo_bgr = natural_image(641, 479, 3, 4);
-  for (const auto& v : image::histogram_variants())
+  for (const std::string& rung : test::rung_names_of("histogram"))
     for (const cv::Mat* m : {&flat, &flat_bgra, &photo, &photo_bgr}) {
-      CAPTURE(v.name, m->cols, m->channels());
+      CAPTURE(rung, m->cols, m->channels());
       // Three calls in a row through one workspace: each must leave it clean for the next.
-      REQUIRE(gpu_histogram(*m, v.variant, 0, &ws, 3) == cpu_histogram(*m));
+      REQUIRE(gpu_histogram(*m, rung, 0, &ws, 3) == cpu_histogram(*m));
     }
 }
 
@@ -96,9 +114,24 @@ TEST_CASE("GPU histogram of an empty image is all zeros", "[gpu][histogram]") {
   DeviceBuffer<std::uint32_t> d_hist(256);
   Stream stream;
   WK_CUDA_CHECK(cudaMemsetAsync(d_hist.get(), 0xFF, d_hist.bytes(), stream));
-  image::histogram(ConstImageView{nullptr, 0, 0, 0, 1}, d_hist.get(), stream);
+  CHECK(std::string(image::histogram(ConstImageView{nullptr, 0, 0, 0, 1}, d_hist.get(), stream)) == "");
   std::vector<std::uint32_t> got(256, 1);
   WK_CUDA_CHECK(cudaMemcpyAsync(got.data(), d_hist.get(), d_hist.bytes(), cudaMemcpyDeviceToHost, stream));
   stream.synchronize();
   CHECK(std::accumulate(got.begin(), got.end(), 0ull) == 0);
+}
+
+TEST_CASE("GPU histogram: the default rung, with and without a workspace; unknown rung names", "[gpu][histogram]") {
+  image::HistogramWorkspace ws;
+  const cv::Mat gray = natural_image(1921, 1081, 1, 5), bgr = test::random_image(129, 33, 3, 6);
+  for (const cv::Mat* m : {&gray, &bgr})
+    for (int extra : {0, 3})
+      for (image::HistogramWorkspace* w : {&ws, static_cast<image::HistogramWorkspace*>(nullptr)}) {
+        CAPTURE(m->channels(), extra, w != nullptr);
+        REQUIRE(gpu_histogram(*m, "", extra, w, 2) == cpu_histogram(*m));
+      }
+  for (const char* bad : {"fastest", "vectorized", "Pipelined"})
+    test::check_unknown_rung("histogram", bad, [&] { gpu_histogram(bgr, bad, 0, &ws); });
+  // The workspace is still clean for the next call after the refused ones.
+  REQUIRE(gpu_histogram(bgr, "", 0, &ws) == cpu_histogram(bgr));
 }

@@ -16,6 +16,9 @@ struct ArchTuning {
   T value;
 };
 
+// The usual row value: the order in which an op tries its rungs (rung_table.hpp).
+using ArchOrder = ArchTuning<std::span<const char* const>>;
+
 // The row for `sm`: the first whose min_sm is at most `sm`.
 template <class T>
 const T& tuning_for(std::span<const ArchTuning<T>> table, int sm = current_sm()) {

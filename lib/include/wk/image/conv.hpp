@@ -6,21 +6,20 @@
 // OpenCV (and OpenCV itself switches to a DFT for large kernels), so results agree within 1 LSB.
 #include <cuda_runtime_api.h>
 
-#include <optional>
+#include <string_view>
 
 #include "wk/image/filter.hpp"
 
 namespace wk::image {
 
-// separable for rank-1 kernels, tensor_core otherwise (float images: register_blocked under that name).
-ConvVariant conv_default_variant(const FilterKernel& kernel);
-
-// GPU: device images of the same size and channel count (1, 3 or 4), not overlapping. The
-// separable rung needs a rank-1 kernel; other kernels run register_blocked there.
-void conv(ConstImageView d_src, ImageView d_dst, const FilterKernel& kernel, const Border& border, cudaStream_t stream,
-          std::optional<ConvVariant> variant = std::nullopt);
-void conv(ConstImageViewF32 d_src, ImageViewF32 d_dst, const FilterKernel& kernel, const Border& border, cudaStream_t stream,
-          std::optional<ConvVariant> variant = std::nullopt);
+// GPU: device images of the same size and channel count (1, 3 or 4), not overlapping.
+// `rung`: a rung of find_operation("conv")->rungs() by name, empty for the tuned default; one that
+// does not apply to the call gives way to the default. Returns the name of the rung that ran (""
+// for an empty image).
+const char* conv(ConstImageView d_src, ImageView d_dst, const FilterKernel& kernel, const Border& border, cudaStream_t stream,
+                 std::string_view rung = {});
+const char* conv(ConstImageViewF32 d_src, ImageViewF32 d_dst, const FilterKernel& kernel, const Border& border,
+                 cudaStream_t stream, std::string_view rung = {});
 
 // CPU: cv::sepFilter2D (rank 1) or cv::filter2D.
 void conv_cpu(ConstImageView src, ImageView dst, const FilterKernel& kernel, const Border& border);

@@ -1,11 +1,9 @@
 #pragma once
 // What the convolution family (conv, gauss, box, sobel, laplacian, sharpen) shares: border
-// modes, kernels (parsing, rank-1 factors), the APOD ladder of the convolution kernels, and the
-// views of 16-bit and float images.
+// modes, kernels (parsing, rank-1 factors), and the views of 16-bit and float images.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,39 +94,5 @@ std::optional<SeparableKernel> separate(const FilterKernel& kernel);
 
 // Throws wk::Error{usage} "OP: the K1xK2 kernel is larger than the WxH image" when it is.
 void check_kernel_fits(std::string_view op, int kernel_width, int kernel_height, int image_width, int image_height);
-
-// ---- The APOD ladder of the convolution kernels, slowest to fastest; every rung selectable.
-enum class ConvVariant {
-  naive,             // 1 output/thread, weights and pixels from global memory
-  constant_weights,  // weights in constant memory (kernel parameter space): broadcast, cached
-  shared_tiles,      // block tile + halo staged in shared memory, border resolved while loading
-  cached_halo,       // tile interior in shared memory, halo read through the L1 cache
-  register_blocked,  // shared tile, 16 outputs/thread from a register window (float images' fast path)
-  tensor_core,       // 8-bit inputs: the sum as fp16 matrix products on the tensor cores, fp32 accumulation,
-                     // when fp16 hi/lo weight terms are within 2^-10 LSB (the 8-bit non-separable fast
-                     // path); other inputs and weights: register_blocked under this name
-  separable,         // two 1-D passes (rank-1 kernels); op-specific fast kernels (gauss, sobel, box)
-  vectorized_3x3,    // 3x3 ops only (sobel, laplacian): the streaming 16 px x 4 rows/thread kernel on
-                     // aligned 1-channel 8-bit rows; other images: sobel's separable, laplacian's
-                     // register_blocked path; other ops run register_blocked under this name
-  vectorized_5x5,    // gauss 3x3 and 5x5 (and sharpen, weighting fused): the streaming 16 px x 8
-                     // rows/thread kernel on aligned 1-channel 8-bit rows, vertical pass in packed
-                     // 16-bit lanes; other images and ops: register_blocked (gauss above 7x7:
-                     // separable; sharpen: its separable path) under this name
-  vectorized_wide,   // gauss 5x5..15x15 only: the streaming 8 px x 8 rows/thread kernel on aligned
-                     // 1-channel 8-bit rows, vertical pass dp4a over 4-row groups, horizontal dp2a;
-                     // other images and ops: as vectorized_5x5
-};
-
-struct ConvVariantInfo {
-  ConvVariant variant;
-  const char* name;
-  const char* description;
-};
-
-std::span<const ConvVariantInfo> conv_variants();
-// Accepts the names in conv_variants(); throws wk::Error{usage} otherwise.
-ConvVariant parse_conv_variant(std::string_view name);
-const char* to_string(ConvVariant variant);
 
 }  // namespace wk::image

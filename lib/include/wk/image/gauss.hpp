@@ -5,7 +5,7 @@
 // 32-bit float images agree to float rounding (OpenCV's float kernel, separable in float).
 #include <cuda_runtime_api.h>
 
-#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "wk/image/filter.hpp"
@@ -21,20 +21,15 @@ void check_gauss_args(int ksize, double sigma);
 // diffusion). Out = gauss_fixed_round(sum_i k[i] * sum_j k[j] * in) (filter_formula.hpp).
 std::vector<int> gauss_fixed_point_kernel(int ksize, double sigma);
 
-// The fastest measured rung for a K x K Gaussian (H100, 8192x8192 u8, docs/apod/gauss.md):
-// vectorized_5x5 up to 5 x 5 (1194 vs 331 Gpx/s for register_blocked), except 5 x 5 with taps that
-// are not all multiples of 16 (a sigma other than the default; 1163 vs 1080 Gpx/s, 2026-11-26),
-// vectorized_wide for those and for 7 x 7 .. 15 x 15 (15x15: 705-709 vs 98 for separable), separable
-// above; colour, unaligned rows or a centre weight of 256 take register_blocked (K <= 7) or
-// separable under those names. Every rung is bit-exact.
-ConvVariant gauss_default_variant(int ksize, double sigma = 0);
-
 // GPU: d_src, d_dst device images of the same size and channels (1, 3 or 4), not overlapping.
 // Asynchronous on `stream`. Throws wk::Error{usage} when the kernel is larger than the image.
-void gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize, sigma)
-void gauss(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
-           std::optional<ConvVariant> variant = std::nullopt);  // nullopt: gauss_default_variant(ksize)
+// `rung` selects a rung of the ladder by name (find_operation("gauss")->rungs(); empty: the tuned
+// default); a rung that does not apply to the call gives way to the default. Returns the name of
+// the rung that ran ("" when no kernel ran: an empty image, or K = 1, which copies).
+const char* gauss(ConstImageView d_src, ImageView d_dst, int ksize, double sigma, const Border& border, cudaStream_t stream,
+                  std::string_view rung = {});
+const char* gauss(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, double sigma, const Border& border,
+                  cudaStream_t stream, std::string_view rung = {});
 
 // CPU: cv::GaussianBlur (constant V != 0 and wrap borders on a padded copy).
 void gauss_cpu(ConstImageView src, ImageView dst, int ksize, double sigma, const Border& border);

@@ -4,18 +4,20 @@
 // cv::Laplacian(src, CV_32F, 1).
 #include <cuda_runtime_api.h>
 
+#include <string_view>
+
 #include "wk/image/filter.hpp"
 
 namespace wk::image {
 
-// vectorized_3x3 (gray 8-bit, aligned rows); other images take register_blocked (the kernel is
-// not rank 1, so separable means register_blocked too).
-ConvVariant laplacian_default_variant();
-
-void laplacian(ConstImageView d_src, ImageView d_dst, const Border& border, cudaStream_t stream,
-               ConvVariant variant = laplacian_default_variant());
-void laplacian(ConstImageViewF32 d_src, ImageViewF32 d_dst, const Border& border, cudaStream_t stream,
-               ConvVariant variant = laplacian_default_variant());
+// GPU: device images of the same size and channel count (1, 3 or 4). Asynchronous on `stream`.
+// `rung`: a rung of find_operation("laplacian")->rungs() by name, empty for the tuned default; one that
+// does not apply to the call gives way to the default. Returns the name of the rung that ran (""
+// for an empty image).
+const char* laplacian(ConstImageView d_src, ImageView d_dst, const Border& border, cudaStream_t stream,
+                      std::string_view rung = {});
+const char* laplacian(ConstImageViewF32 d_src, ImageViewF32 d_dst, const Border& border, cudaStream_t stream,
+                      std::string_view rung = {});
 
 void laplacian_cpu(ConstImageView src, ImageView dst, const Border& border);
 void laplacian_cpu(ConstImageViewF32 src, ImageViewF32 dst, const Border& border);

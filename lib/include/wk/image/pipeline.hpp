@@ -15,6 +15,7 @@
 #include "wk/core/backend.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/image/filter.hpp"
+#include "wk/image/op.hpp"
 
 namespace wk::image {
 
@@ -26,14 +27,9 @@ struct OpSpec {
 
 // Splits on commas, and each operation on colons, outside [...] brackets (so
 // "conv:[1 2; 3 4]" stays one operation). Throws wk::Error{usage} for empty operations or
-// unbalanced brackets. Does not check the names: Pipeline does.
+// unbalanced brackets. Does not check the names or arguments: Pipeline does, against the
+// operations' declarations (wk/image/op.hpp).
 std::vector<OpSpec> parse_pipeline(std::string_view text);
-
-// The operation names this build knows (aliases excluded), for messages.
-std::vector<std::string> known_operations();
-
-// One line per operation ("  gauss:K[:SIGMA]   Gaussian blur ..."), for --help.
-std::string operations_help();
 
 struct PipelineOptions {
   Border border;      // the convolution family's border (default reflect101, as OpenCV)

@@ -7,6 +7,8 @@
 // The library also gives the signed 16-bit derivatives and float32 images.
 #include <cuda_runtime_api.h>
 
+#include <string_view>
+
 #include "wk/image/filter.hpp"
 
 namespace wk::image {
@@ -14,18 +16,17 @@ namespace wk::image {
 enum class SobelDerivative { dx, dy };
 enum class SobelOutput { magnitude, dx, dy };
 
-// vectorized_3x3 (gray 8-bit, aligned rows; other images take the separable rung's kernels).
-ConvVariant sobel_default_variant();
-
-// GPU, 8-bit in, 8-bit out (1, 3 or 4 channels). Asynchronous on `stream`.
-void sobel(ConstImageView d_src, ImageView d_dst, SobelOutput output, const Border& border, cudaStream_t stream,
-           ConvVariant variant = sobel_default_variant());
+// GPU, 8-bit in, 8-bit out (1, 3 or 4 channels). Asynchronous on `stream`. `rung`: a rung of
+// find_operation("sobel")->rungs() by name, empty for the tuned default; one that does not apply
+// gives way to the default. Each returns the name of the rung that ran ("" for an empty image).
+const char* sobel(ConstImageView d_src, ImageView d_dst, SobelOutput output, const Border& border, cudaStream_t stream,
+                  std::string_view rung = {});
 // GPU, 8-bit in, signed 16-bit derivative out.
-void sobel_s16(ConstImageView d_src, ImageViewS16 d_dst, SobelDerivative derivative, const Border& border,
-               cudaStream_t stream, ConvVariant variant = sobel_default_variant());
+const char* sobel_s16(ConstImageView d_src, ImageViewS16 d_dst, SobelDerivative derivative, const Border& border,
+                      cudaStream_t stream, std::string_view rung = {});
 // GPU, float in, float derivative out (cv::Sobel(src, CV_32F, ...)).
-void sobel(ConstImageViewF32 d_src, ImageViewF32 d_dst, SobelDerivative derivative, const Border& border,
-           cudaStream_t stream, ConvVariant variant = sobel_default_variant());
+const char* sobel(ConstImageViewF32 d_src, ImageViewF32 d_dst, SobelDerivative derivative, const Border& border,
+                  cudaStream_t stream, std::string_view rung = {});
 
 void sobel_cpu(ConstImageView src, ImageView dst, SobelOutput output, const Border& border);
 void sobel_s16_cpu(ConstImageView src, ImageViewS16 dst, SobelDerivative derivative, const Border& border);

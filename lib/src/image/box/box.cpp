@@ -1,6 +1,10 @@
 // box on the GPU: integer weights (sums exact in fp32) and OpenCV's 8-bit division rule as the
-// epilogue, on any rung; the separable rung is the generic two-pass kernel.
-#include "image/filter/filter_gpu.hpp"
+// epilogue, on the conv family's rungs (the separable rung is the generic two-pass kernel).
+#include <span>
+
+#include "core/tuning.hpp"
+#include "image/filter/filter_rungs.hpp"
+#include "image/op_decl.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/box.hpp"
 #include "wk/image/filter_formula.hpp"
@@ -10,16 +14,19 @@ namespace wk::image {
 using namespace detail;
 
 void check_box_args(int ksize) {
-  if (ksize < 1 || ksize > kMaxKernelSize)
-    throw Error(ErrorCategory::usage, "box: K must be from 1 to 31, not " + std::to_string(ksize));
+  const double values[] = {double(ksize)};
+  check_numbers(kBoxOp.info, values);  // the rules of the declaration (box_op.cpp)
 }
 
-// Measured on the H100 (8192x8192 u8, 2026-11-22, docs/apod/box.md): tensor_core 338 Gpx/s at
-// 5x5 and 203 at 15x15 (all-ones weights: one exact fp16 term), register_blocked 317 and 90, the
-// generic separable pass 98 and 64. Float images run register_blocked under the name.
-ConvVariant box_default_variant() { return ConvVariant::tensor_core; }
-
 namespace {
+
+// ---- Tuning. Measured on sm_90 (H100, 8192 x 8192 8-bit gray, docs/apod/box.md): tensor_core
+// 338 Gpx/s at 5x5 and 203 at 15x15 (all-ones weights: one exact fp16 term), register_blocked
+// 317 and 90, the generic separable pass 98 and 64. Float images take register_blocked. Older
+// architectures: the sm_90 order.
+constexpr const char* kSm90[] = {"tensor_core", "register_blocked"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<TapsCall> kLadder{"box", taps_rungs(), kTuning};
 
 // cv::blur's 8-bit epilogue: areas up to 256 divide as box_divide (filter_formula.hpp); larger
 // areas (ColumnSum<int, uchar>) multiply by the float reciprocal and round half to even.
@@ -39,36 +46,34 @@ Epilogue box_epilogue(int ksize, bool eight_bit) {
   return e;
 }
 
-void run(const GpuImage& s, const GpuImage& d, int ksize, const Border& border, cudaStream_t stream, ConvVariant variant) {
+const char* run(const GpuImage& s, const GpuImage& d, int ksize, const Border& border, cudaStream_t stream,
+                std::string_view rung) {
   check_box_args(ksize);
   check_filter_views("box", s, d);
-  if (s.width == 0 || s.height == 0) return;
+  if (s.width == 0 || s.height == 0) return kLadder.none(rung);
   check_kernel_fits("box", ksize, ksize, s.width, s.height);
-  const BorderArgs b = border_args(border, s.type);
-  const Epilogue e = box_epilogue(ksize, s.type == PixelType::u8);
-  if (variant == ConvVariant::separable) {
-    Taps1D t;
-    t.width = t.height = ksize;
-    t.anchor_x = t.anchor_y = ksize / 2;
-    for (int i = 0; i < ksize; ++i) t.row[i] = t.col[i] = 1.f;
-    separable_filter(s, d, t, b, e, stream);
-  } else {
-    Taps2D t;
-    t.width = t.height = ksize;
-    t.anchor_x = t.anchor_y = ksize / 2;
-    for (int i = 0; i < ksize * ksize; ++i) t.w[i] = 1.f;
-    filter2d(variant, s, d, t, b, e, stream);
-  }
+  Taps1D factors;
+  factors.width = factors.height = ksize;
+  factors.anchor_x = factors.anchor_y = ksize / 2;
+  for (int i = 0; i < ksize; ++i) factors.row[i] = factors.col[i] = 1.f;
+  Taps2D taps;
+  taps.width = taps.height = ksize;
+  taps.anchor_x = taps.anchor_y = ksize / 2;
+  for (int i = 0; i < ksize * ksize; ++i) taps.w[i] = 1.f;
+  const TapsCall call{s, d, border_args(border, s.type), box_epilogue(ksize, s.type == PixelType::u8), &taps, &factors, stream};
+  return kLadder.run(rung, call);
 }
 
 }  // namespace
 
-void box(ConstImageView d_src, ImageView d_dst, int ksize, const Border& border, cudaStream_t stream, ConvVariant variant) {
-  run(gpu_image(d_src), gpu_image(d_dst), ksize, border, stream, variant);
+const char* box(ConstImageView d_src, ImageView d_dst, int ksize, const Border& border, cudaStream_t stream,
+                std::string_view rung) {
+  return run(gpu_image(d_src), gpu_image(d_dst), ksize, border, stream, rung);
 }
 
-void box(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, const Border& border, cudaStream_t stream, ConvVariant variant) {
-  run(gpu_image(d_src), gpu_image(d_dst), ksize, border, stream, variant);
+const char* box(ConstImageViewF32 d_src, ImageViewF32 d_dst, int ksize, const Border& border, cudaStream_t stream,
+                std::string_view rung) {
+  return run(gpu_image(d_src), gpu_image(d_dst), ksize, border, stream, rung);
 }
 
 }  // namespace wk::image

@@ -1,17 +1,17 @@
-// conv on the GPU: the generic ladder of filter.cu with OpenCV's rounding (cvRound, saturate).
+// conv on the GPU: the conv family's rungs (filter.cu) with OpenCV's rounding (cvRound,
+// saturate), and the tuning that orders them.
 #include <algorithm>
+#include <optional>
+#include <span>
 
-#include "image/filter/filter_gpu.hpp"
+#include "core/tuning.hpp"
+#include "image/filter/filter_rungs.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/conv.hpp"
 
 namespace wk::image {
 
 using namespace detail;
-
-ConvVariant conv_default_variant(const FilterKernel& kernel) {
-  return separate(kernel) ? ConvVariant::separable : ConvVariant::tensor_core;
-}
 
 namespace {
 
@@ -21,39 +21,45 @@ void check_kernel_shape(const FilterKernel& k) {
     throw Error(ErrorCategory::usage, "conv: the kernel must be 1x1 to 31x31 with width * height weights");
 }
 
-void run(const GpuImage& s, const GpuImage& d, const FilterKernel& k, const Border& border, cudaStream_t stream,
-         std::optional<ConvVariant> variant) {
+// ---- Tuning. Measured on sm_90 (H100, 8192 x 8192 8-bit gray, docs/apod/conv.md): a rank-1
+// kernel runs fastest as two 1-D passes (15x15 91.7 Gpx/s, 2.15x NPP); any other 8-bit kernel
+// on the tensor cores (7x7 and 15x15 several times register_blocked); float images and weights
+// the tensor cores cannot hold take register_blocked. Older architectures: the sm_90 order.
+constexpr const char* kSm90[] = {"separable", "tensor_core", "register_blocked"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<TapsCall> kLadder{"conv", taps_rungs(), kTuning};
+
+const char* run(const GpuImage& s, const GpuImage& d, const FilterKernel& k, const Border& border, cudaStream_t stream,
+                std::string_view rung) {
   check_kernel_shape(k);
   check_filter_views("conv", s, d);
-  if (s.width == 0 || s.height == 0) return;
+  if (s.width == 0 || s.height == 0) return kLadder.none(rung);
   check_kernel_fits("conv", k.width, k.height, s.width, s.height);
-  const BorderArgs b = border_args(border, s.type);
-  const ConvVariant rung = variant.value_or(conv_default_variant(k));
-  if (rung == ConvVariant::separable) {
-    if (const auto f = separate(k)) {
-      Taps1D t;
-      t.width = k.width;
-      t.height = k.height;
-      t.anchor_x = k.anchor_x();
-      t.anchor_y = k.anchor_y();
-      std::copy(f->row.begin(), f->row.end(), t.row);
-      std::copy(f->column.begin(), f->column.end(), t.col);
-      return separable_filter(s, d, t, b, Epilogue{}, stream);
-    }
+  const Taps2D taps = taps_2d(k);
+  std::optional<Taps1D> factors;
+  if (const auto f = separate(k)) {
+    Taps1D& t = factors.emplace();
+    t.width = k.width;
+    t.height = k.height;
+    t.anchor_x = k.anchor_x();
+    t.anchor_y = k.anchor_y();
+    std::copy(f->row.begin(), f->row.end(), t.row);
+    std::copy(f->column.begin(), f->column.end(), t.col);
   }
-  filter2d(rung, s, d, taps_2d(k), b, Epilogue{}, stream);
+  const TapsCall call{s, d, border_args(border, s.type), Epilogue{}, &taps, factors ? &*factors : nullptr, stream};
+  return kLadder.run(rung, call);
 }
 
 }  // namespace
 
-void conv(ConstImageView d_src, ImageView d_dst, const FilterKernel& kernel, const Border& border, cudaStream_t stream,
-          std::optional<ConvVariant> variant) {
-  run(gpu_image(d_src), gpu_image(d_dst), kernel, border, stream, variant);
+const char* conv(ConstImageView d_src, ImageView d_dst, const FilterKernel& kernel, const Border& border, cudaStream_t stream,
+                 std::string_view rung) {
+  return run(gpu_image(d_src), gpu_image(d_dst), kernel, border, stream, rung);
 }
 
-void conv(ConstImageViewF32 d_src, ImageViewF32 d_dst, const FilterKernel& kernel, const Border& border, cudaStream_t stream,
-          std::optional<ConvVariant> variant) {
-  run(gpu_image(d_src), gpu_image(d_dst), kernel, border, stream, variant);
+const char* conv(ConstImageViewF32 d_src, ImageViewF32 d_dst, const FilterKernel& kernel, const Border& border,
+                 cudaStream_t stream, std::string_view rung) {
+  return run(gpu_image(d_src), gpu_image(d_dst), kernel, border, stream, rung);
 }
 
 }  // namespace wk::image

@@ -9,8 +9,13 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "core/rung_table.hpp"
+#include "core/tuning.hpp"
+#include "image/rungs.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/equalize.hpp"
@@ -164,30 +169,62 @@ dim3 pixel_grid(int width, int height, int px_per_thread) {
   return dim3(bx, by);
 }
 
-constexpr std::array<EqualizeVariantInfo, 3> kVariants{{
-    {EqualizeVariant::naive, "naive", "global-atomics histogram, LUT in global memory"},
-    {EqualizeVariant::shared_lut, "shared_lut", "shared-privatized histogram, LUT in shared memory"},
-    {EqualizeVariant::vectorized, "vectorized", "fastest histogram, 16 px/thread 128-bit LUT pass"},
-}};
+enum class EqualizeKernel { naive, shared_lut, vectorized };
+
+struct EqualizeCall {
+  ConstImageView s;
+  ImageView d;
+  EqualizeWorkspace* workspace;
+  cudaStream_t stream;
+  bool aligned;  // both images' rows 16-byte aligned
+};
+
+void run_kernels(EqualizeKernel kernel, const EqualizeCall& c);
+
+// Colour images run the same luma histogram and LUT pass on every rung; gray ones differ in the
+// histogram rung and the LUT pass, and the vectorized pass needs 16-byte aligned rows.
+template <EqualizeKernel K>
+bool try_kernels(const EqualizeCall& c) {
+  if (K == EqualizeKernel::vectorized && c.s.channels == 1 && !c.aligned) return false;
+  run_kernels(K, c);
+  return true;
+}
+
+constexpr wk::detail::Rung<EqualizeCall> kRungs[] = {
+    {{"naive", "global-atomics histogram, LUT in global memory"}, &try_kernels<EqualizeKernel::naive>},
+    {{"shared_lut", "shared-privatized histogram, LUT in shared memory"}, &try_kernels<EqualizeKernel::shared_lut>},
+    {{"vectorized", "fastest histogram, 16 px/thread 128-bit LUT pass"}, &try_kernels<EqualizeKernel::vectorized>},
+};
+
+// ---- Tuning. Measured on sm_90 (H100, 8192 x 8192, docs/apod/equalize.md): vectorized ahead of
+// every other rung; unaligned gray rows take shared_lut. Older architectures: the sm_90 order.
+constexpr const char* kSm90[] = {"vectorized", "shared_lut"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<EqualizeCall> kLadder{"equalize", kRungs, kTuning};
 
 }  // namespace
 
-std::span<const EqualizeVariantInfo> equalize_variants() { return kVariants; }
-EqualizeVariant equalize_default_variant() { return EqualizeVariant::vectorized; }
-
-EqualizeVariant parse_equalize_variant(std::string_view name) {
-  for (const auto& v : kVariants)
-    if (name == v.name) return v.variant;
-  std::string names;
-  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
-  throw Error(ErrorCategory::usage, "equalize: unknown variant '" + std::string(name) + "' (known: " + names + ")");
-}
+std::span<const RungInfo> detail::equalize_rungs() { return kLadder.infos(); }
 
 void check_equalize_views(ConstImageView src, ImageView dst);
 
-void equalize(ConstImageView d_src, ImageView d_dst, cudaStream_t stream, EqualizeVariant variant, EqualizeWorkspace* ws) {
+const char* equalize(ConstImageView d_src, ImageView d_dst, cudaStream_t stream, EqualizeWorkspace* workspace,
+                     std::string_view rung) {
   check_equalize_views(d_src, d_dst);
-  if (d_src.empty()) return;
+  if (d_src.empty()) return kLadder.none(rung);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(d_src.data) % 16 == 0 && d_src.pitch_bytes % 16 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(d_dst.data) % 16 == 0 && d_dst.pitch_bytes % 16 == 0;
+  const EqualizeCall call{d_src, d_dst, workspace, stream, aligned};
+  return kLadder.run(rung, call);
+}
+
+namespace {
+
+void run_kernels(EqualizeKernel kernel, const EqualizeCall& c) {
+  const ConstImageView d_src = c.s;
+  const ImageView d_dst = c.d;
+  EqualizeWorkspace* ws = c.workspace;
+  const cudaStream_t stream = c.stream;
   const int w = d_src.width, h = d_src.height, cn = d_src.channels;
   std::uint32_t* d_hist;
   std::uint8_t* d_lut;
@@ -206,11 +243,11 @@ void equalize(ConstImageView d_src, ImageView d_dst, cudaStream_t stream, Equali
     d_lut = own_lut->get();
   }
 
-  const HistogramVariant hist_variant = variant == EqualizeVariant::naive        ? HistogramVariant::global_atomics
-                                        : variant == EqualizeVariant::shared_lut ? HistogramVariant::shared_privatized
-                                                                                 : histogram_default_variant();
+  const char* hist_rung = kernel == EqualizeKernel::naive        ? "global_atomics"
+                          : kernel == EqualizeKernel::shared_lut ? "shared_privatized"
+                                                                 : "";  // the histogram's default
   if (cn == 1) {
-    histogram(d_src, d_hist, stream, hist_variant, hist_ws);
+    histogram(d_src, d_hist, stream, hist_ws, hist_rung);
   } else {
     WK_CUDA_CHECK(cudaMemsetAsync(d_hist, 0, kHistogramBins * sizeof(std::uint32_t), stream));
     const dim3 grid = pixel_grid(w, h, 1);
@@ -222,12 +259,10 @@ void equalize(ConstImageView d_src, ImageView d_dst, cudaStream_t stream, Equali
   WK_CUDA_CHECK_LAUNCH();
 
   if (cn == 1) {
-    const bool aligned = reinterpret_cast<std::uintptr_t>(d_src.data) % 16 == 0 && d_src.pitch_bytes % 16 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(d_dst.data) % 16 == 0 && d_dst.pitch_bytes % 16 == 0;
-    if (variant == EqualizeVariant::vectorized && aligned)
+    if (kernel == EqualizeKernel::vectorized && c.aligned)
       apply_lut_vector_kernel<<<pixel_grid(w, h, 16), kThreads, 0, stream>>>(d_src.data, d_src.pitch_bytes, d_dst.data,
                                                                              d_dst.pitch_bytes, w, h, d_lut);
-    else if (variant == EqualizeVariant::naive)
+    else if (kernel == EqualizeKernel::naive)
       apply_lut_kernel<false><<<pixel_grid(w, h, 1), kThreads, 0, stream>>>(d_src.data, d_src.pitch_bytes, d_dst.data,
                                                                             d_dst.pitch_bytes, w, h, d_lut);
     else
@@ -242,5 +277,7 @@ void equalize(ConstImageView d_src, ImageView d_dst, cudaStream_t stream, Equali
   }
   WK_CUDA_CHECK_LAUNCH();
 }
+
+}  // namespace
 
 }  // namespace wk::image

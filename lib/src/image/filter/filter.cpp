@@ -1,5 +1,5 @@
-// The convolution family's host-side vocabulary: borders, kernel parsing, rank-1 factors and the
-// ladder's names.
+// The convolution family's host-side vocabulary: borders, kernel parsing, rank-1 factors, and the
+// rung table of the single-filter ops (conv, box).
 #include "wk/image/filter.hpp"
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "image/filter/filter_gpu.hpp"
+#include "image/filter/filter_rungs.hpp"
 #include "wk/core/error.hpp"
 #include "wk/io/files.hpp"
 #include "wk/io/output_file.hpp"
@@ -72,18 +72,6 @@ void check_kernel(const FilterKernel& k, const std::string& where) {
           std::to_string(kMaxKernelSize) + "x" + std::to_string(kMaxKernelSize));
 }
 
-constexpr std::array<ConvVariantInfo, 10> kVariants{{
-    {ConvVariant::naive, "naive", "1 px/thread, weights in global memory"},
-    {ConvVariant::constant_weights, "constant_weights", "weights in constant memory"},
-    {ConvVariant::shared_tiles, "shared_tiles", "tile + halo in shared memory"},
-    {ConvVariant::cached_halo, "cached_halo", "tile in shared memory, halo through L1"},
-    {ConvVariant::register_blocked, "register_blocked", "16 px/thread register window"},
-    {ConvVariant::tensor_core, "tensor_core", "8-bit: fp16 mma.sync on the tensor cores, 128x64 px/block"},
-    {ConvVariant::separable, "separable", "two 1-D passes / op-specific fast kernel"},
-    {ConvVariant::vectorized_3x3, "vectorized_3x3", "3x3 only: 16 px x 4 rows/thread, 64-bit loads, full-width stores"},
-    {ConvVariant::vectorized_5x5, "vectorized_5x5", "gauss 3x3/5x5, sharpen: 16 px x 8 rows/thread, packed 16-bit vertical pass"},
-    {ConvVariant::vectorized_wide, "vectorized_wide", "gauss 5x5..15x15 only: 8 px x 8 rows/thread, dp4a vertical over 4-row groups, dp2a horizontal"},
-}};
 
 }  // namespace
 
@@ -96,14 +84,14 @@ Border parse_border(std::string_view text) {
   else if (name == "reflect101") b.mode = BorderMode::reflect101;
   else if (name == "wrap") b.mode = BorderMode::wrap;
   else if (name == "constant") b.mode = BorderMode::constant;
-  else usage("--border: unknown border '" + std::string(text) + "' (known: replicate, reflect, reflect101, constant:V, wrap)");
+  else usage("unknown border '" + std::string(text) + "' (known: replicate, reflect, reflect101, constant:V, wrap)");
   if (has_value) {
-    if (b.mode != BorderMode::constant) usage("--border: only constant takes a value ('" + std::string(text) + "')");
+    if (b.mode != BorderMode::constant) usage("border: only constant takes a value ('" + std::string(text) + "')");
     const std::string_view v = text.substr(name.size() + 1);
     double value = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
     if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(value))
-      usage("--border: constant value '" + std::string(v) + "' is not a number");
+      usage("border: constant value '" + std::string(v) + "' is not a number");
     b.value = value;
   }
   return b;
@@ -198,25 +186,20 @@ void check_kernel_fits(std::string_view op, int kw, int kh, int w, int h) {
           std::to_string(w) + "x" + std::to_string(h) + " image");
 }
 
-std::span<const ConvVariantInfo> conv_variants() { return kVariants; }
-
-ConvVariant parse_conv_variant(std::string_view name) {
-  for (const auto& v : kVariants)
-    if (name == v.name) return v.variant;
-  std::string names;
-  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
-  usage("unknown convolution variant '" + std::string(name) + "' (known: " + names + ")");
-}
-
-const char* to_string(ConvVariant variant) {
-  for (const auto& v : kVariants)
-    if (v.variant == variant) return v.name;
-  return "?";
-}
-
 }  // namespace wk::image
 
 namespace wk::image::detail {
+
+namespace {
+constexpr auto kTapsRungs = conv_family_rungs<TapsCall, 0>({});
+}  // namespace
+
+std::span<const Rung<TapsCall>> taps_rungs() { return kTapsRungs; }
+
+std::span<const RungInfo> taps_rung_infos() {
+  static const std::vector<RungInfo> infos = wk::detail::rung_infos<TapsCall>(kTapsRungs);
+  return infos;
+}
 
 std::size_t pixel_bytes(PixelType type) {
   switch (type) {

@@ -285,19 +285,18 @@ void launch_register(dim3 grid, dim3 block, const Src<Tin>& src, const Dst<Tout>
 }
 
 template <class Tin, class Tout>
-void launch_filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, const Taps2D& taps, const BorderArgs& b,
+void launch_filter2d(Filter2D rung, const GpuImage& s, const GpuImage& d, const Taps2D& taps, const BorderArgs& b,
                      const Epilogue& e, cudaStream_t stream) {
   const Src<Tin> src = src_of<Tin>(s);
   const Dst<Tout> dst = dst_of<Tout>(d);
-  if (rung == ConvVariant::tensor_core && filter2d_mma(s, d, taps, b, e, stream)) return;
   switch (rung) {
-    case ConvVariant::naive:
-    case ConvVariant::constant_weights:
-    case ConvVariant::shared_tiles:
-    case ConvVariant::cached_halo: {
+    case Filter2D::naive:
+    case Filter2D::constant_weights:
+    case Filter2D::shared_tiles:
+    case Filter2D::cached_halo: {
       check_grid(d, 8);
       const dim3 block(32, 8), grid((d.width + 31) / 32, (d.height + 7) / 8, d.channels);
-      if (rung == ConvVariant::naive) {
+      if (rung == Filter2D::naive) {
         // Weights in global memory: a stream-ordered copy, freed after the kernel.
         float* d_w = nullptr;
         const std::size_t bytes = sizeof(float) * taps.width * taps.height;
@@ -306,9 +305,9 @@ void launch_filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, con
         conv_direct_kernel<Tin, Tout, false><<<grid, block, 0, stream>>>(src, dst, taps, d_w, b, e);
         WK_CUDA_CHECK_LAUNCH();
         WK_CUDA_CHECK(cudaFreeAsync(d_w, stream));
-      } else if (rung == ConvVariant::constant_weights) {
+      } else if (rung == Filter2D::constant_weights) {
         conv_direct_kernel<Tin, Tout, true><<<grid, block, 0, stream>>>(src, dst, taps, nullptr, b, e);
-      } else if (rung == ConvVariant::shared_tiles) {
+      } else if (rung == Filter2D::shared_tiles) {
         const std::size_t smem = sizeof(float) * (32 + taps.width - 1) * (8 + taps.height - 1);
         conv_shared_tile_kernel<Tin, Tout><<<grid, block, smem, stream>>>(src, dst, taps, b, e);
       } else {
@@ -316,12 +315,7 @@ void launch_filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, con
       }
       break;
     }
-    case ConvVariant::register_blocked:
-    case ConvVariant::tensor_core:     // inputs and weights the tensor cores do not take
-    case ConvVariant::separable:       // not 2-D rungs (separable: two 1-D passes; vectorized_3x3:
-    case ConvVariant::vectorized_3x3:  // sobel's and laplacian's own kernel; vectorized_5x5 and
-    case ConvVariant::vectorized_5x5:  // vectorized_wide: gauss's): the 2-D fast path stands in
-    case ConvVariant::vectorized_wide: {
+    case Filter2D::register_blocked: {
       check_grid(d, kBlockY);
       const dim3 block(kBlockX, kBlockY), grid((d.width + kTileW - 1) / kTileW, (d.height + kBlockY - 1) / kBlockY, d.channels);
       // Instantiated widths; a kernel runs on the narrowest one that holds it.
@@ -392,7 +386,7 @@ int sm_count() {
   return sms;
 }
 
-void filter2d(ConvVariant rung, const GpuImage& s, const GpuImage& d, const Taps2D& taps, const BorderArgs& b, const Epilogue& e,
+void filter2d(Filter2D rung, const GpuImage& s, const GpuImage& d, const Taps2D& taps, const BorderArgs& b, const Epilogue& e,
               cudaStream_t stream) {
   if (d.width == 0 || d.height == 0) return;
   if (s.type == PixelType::u8 && d.type == PixelType::u8) launch_filter2d<std::uint8_t, std::uint8_t>(rung, s, d, taps, b, e, stream);

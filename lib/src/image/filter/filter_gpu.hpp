@@ -75,12 +75,21 @@ struct Taps1D {
   float col[kMaxKernelSize] = {};
 };
 
+// The kernels of the generic 2-D rungs, slowest to fastest.
+enum class Filter2D {
+  naive,             // 1 output/thread, weights and pixels from global memory
+  constant_weights,  // weights in constant memory (kernel parameter space): broadcast, cached
+  shared_tiles,      // block tile + halo staged in shared memory, border resolved while loading
+  cached_halo,       // tile interior in shared memory, halo read through the L1 cache
+  register_blocked,  // shared tile, 16 outputs/thread from a register window
+};
+
 // Supported type pairs: u8 -> u8, u8 -> s16, f32 -> f32. Asynchronous on `stream`.
-void filter2d(ConvVariant rung, const GpuImage& src, const GpuImage& dst, const Taps2D& taps, const BorderArgs& border,
+void filter2d(Filter2D rung, const GpuImage& src, const GpuImage& dst, const Taps2D& taps, const BorderArgs& border,
               const Epilogue& epilogue, cudaStream_t stream);
 // The tensor_core rung (filter_mma.cu) for 8-bit inputs and 8/16-bit outputs. Returns false,
 // launching nothing, for other types and for weights that fp16 terms cannot hold to within 2^-10
-// LSB; the caller then runs register_blocked.
+// LSB.
 bool filter2d_mma(const GpuImage& src, const GpuImage& dst, const Taps2D& taps, const BorderArgs& border,
                   const Epilogue& epilogue, cudaStream_t stream);
 // The generic two-pass path: one kernel, the row pass into shared memory, then the column pass.

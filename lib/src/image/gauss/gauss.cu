@@ -85,6 +85,36 @@ __device__ __noinline__ RowWords<PXW, DL> fetch_border_row(const RollArgs& a, in
   return rw;
 }
 
+// One finished output row of gauss_rolling_kernel: OpenCV's fixed-point rounding of the PX sums
+// (with the sharpen weighting against the centre input row), packed into words and stored.
+template <int R, int PX, bool kSharpen>
+__device__ __forceinline__ void store_rolling_row(const RollArgs& a, const float (&acc)[PX], const unsigned (&centre)[R + 1][PX / 4],
+                                                  int o, int x0) {
+  constexpr int PXW = PX / 4;
+  unsigned words[PXW];
+#pragma unroll
+  for (int k = 0; k < PXW; ++k) {
+    unsigned b[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      unsigned v = fixed16_floor_bits(acc[4 * k + i]) & 0xFFu;  // (v + 2^15) >> 16, exact
+      if constexpr (kSharpen) {
+        const float src_px = static_cast<float>((centre[R][k] >> (8 * i)) & 0xFFu);
+        v = add_weighted_u8(src_px, static_cast<float>(v), a.alpha, a.beta, a.gamma);
+      }
+      b[i] = v;
+    }
+    words[k] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+  }
+  std::uint8_t* out = a.dst + std::size_t(o) * a.dst_pitch + x0;
+  if (x0 + PX <= a.width) {
+    if constexpr (PXW == 2) *reinterpret_cast<uint2*>(out) = make_uint2(words[0], words[1]);
+    else *reinterpret_cast<unsigned*>(out) = words[0];
+  } else {
+    for (int p = 0; p < a.width - x0; ++p) out[p] = static_cast<std::uint8_t>(words[p / 4] >> (8 * (p % 4)));
+  }
+}
+
 template <int R, int PX, bool kSharpen>
 __global__ void __launch_bounds__(kThreads) gauss_rolling_kernel(const __grid_constant__ RollArgs a) {
   constexpr int K = 2 * R + 1;
@@ -216,30 +246,7 @@ __global__ void __launch_bounds__(kThreads) gauss_rolling_kernel(const __grid_co
       constexpr int kDone = 0;  // d = 0
       const int done = (u + kDone + 1) % K;
       const int o = s - R;
-      if (o >= y_begin && x0 < a.width) {
-        unsigned words[PXW];
-#pragma unroll
-        for (int k = 0; k < PXW; ++k) {
-          unsigned b[4];
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            unsigned v = fixed16_floor_bits(acc[done][4 * k + i]) & 0xFFu;  // (v + 2^15) >> 16, exact
-            if constexpr (kSharpen) {
-              const float src_px = static_cast<float>((centre[R][k] >> (8 * i)) & 0xFFu);
-              v = add_weighted_u8(src_px, static_cast<float>(v), a.alpha, a.beta, a.gamma);
-            }
-            b[i] = v;
-          }
-          words[k] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
-        }
-        std::uint8_t* out = a.dst + std::size_t(o) * a.dst_pitch + x0;
-        if (x0 + PX <= a.width) {
-          if constexpr (PXW == 2) *reinterpret_cast<uint2*>(out) = make_uint2(words[0], words[1]);
-          else *reinterpret_cast<unsigned*>(out) = words[0];
-        } else {
-          for (int p = 0; p < a.width - x0; ++p) out[p] = static_cast<std::uint8_t>(words[p / 4] >> (8 * (p % 4)));
-        }
-      }
+      if (o >= y_begin && x0 < a.width) store_rolling_row<R, PX, kSharpen>(a, acc[done], centre, o, x0);
 #pragma unroll
       for (int p = 0; p < PX; ++p) acc[done][p] = 0.f;
     }

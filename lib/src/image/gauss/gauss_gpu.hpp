@@ -2,6 +2,7 @@
 // Internal: the Gaussian's fast GPU path (gauss.cu) and the host helpers it needs (gauss.cpp).
 #include <cuda_runtime_api.h>
 
+#include <span>
 #include <vector>
 
 #include "image/filter/filter_gpu.hpp"
@@ -16,6 +17,10 @@ std::vector<int> gauss_fixed_kernel(int ksize, double sigma);
 
 // The float kernel OpenCV uses for 32-bit float images (cv::getGaussianKernel(ksize, sigma, CV_32F)).
 std::vector<float> gauss_float_kernel(int ksize, double sigma);
+
+// The order in which the tuning for architecture `sm` tries gauss's rungs on a K x K call (8-bit
+// with its fixed-point kernel `fixed`, or float).
+std::span<const char* const> gauss_rung_order(int ksize, const std::vector<int>& fixed, bool u8, int sm);
 
 // Sharpen fused into the Gaussian's epilogue: out = saturate(cvRound(fma(src, alpha, fma(blur, beta, gamma)))).
 struct SharpenEpilogue {

@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "core/rung_table.hpp"
+#include "core/tuning.hpp"
+#include "image/rungs.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/gray.hpp"
@@ -111,12 +116,14 @@ void launch_vector(ConstImageView s, ImageView d, GrayWeights w, cudaStream_t st
                                                                         s.width, s.height, w);
 }
 
+enum class GrayKernel { naive, vectorized, streaming };
+
 template <int CN>
-void launch(GrayVariant variant, ConstImageView s, ImageView d, GrayWeights w, cudaStream_t stream) {
-  switch (variant) {
-    case GrayVariant::naive: launch_naive<CN>(s, d, w, stream); break;
-    case GrayVariant::vectorized: launch_vector<CN, 16, false>(s, d, w, stream); break;
-    case GrayVariant::streaming: launch_vector<CN, 32, true>(s, d, w, stream); break;
+void launch(GrayKernel kernel, ConstImageView s, ImageView d, GrayWeights w, cudaStream_t stream) {
+  switch (kernel) {
+    case GrayKernel::naive: launch_naive<CN>(s, d, w, stream); break;
+    case GrayKernel::vectorized: launch_vector<CN, 16, false>(s, d, w, stream); break;
+    case GrayKernel::streaming: launch_vector<CN, 32, true>(s, d, w, stream); break;
   }
 }
 
@@ -124,43 +131,51 @@ bool rows_aligned16(const void* p, std::size_t pitch) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && pitch % 16 == 0;
 }
 
-constexpr std::array<GrayVariantInfo, 3> kVariants{{
-    {GrayVariant::naive, "naive", "1 px/thread, byte loads"},
-    {GrayVariant::vectorized, "vectorized", "16 px/thread, 128-bit loads/stores"},
-    {GrayVariant::streaming, "streaming", "32 px/thread, 128-bit, evict-first hints"},
-}};
+struct GrayCall {
+  ConstImageView s;
+  ImageView d;
+  GrayWeights w;
+  cudaStream_t stream;
+};
+
+// The vector rungs need 16-byte aligned rows; naive takes every pitch.
+template <GrayKernel K>
+bool try_kernel(const GrayCall& c) {
+  if (K != GrayKernel::naive && !(rows_aligned16(c.s.data, c.s.pitch_bytes) && rows_aligned16(c.d.data, c.d.pitch_bytes)))
+    return false;
+  switch (c.s.channels) {
+    case 1: launch<1>(K, c.s, c.d, c.w, c.stream); break;
+    case 3: launch<3>(K, c.s, c.d, c.w, c.stream); break;
+    case 4: launch<4>(K, c.s, c.d, c.w, c.stream); break;
+  }
+  WK_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+constexpr wk::detail::Rung<GrayCall> kRungs[] = {
+    {{"naive", "1 px/thread, byte loads"}, &try_kernel<GrayKernel::naive>},
+    {{"vectorized", "16 px/thread, 128-bit loads/stores"}, &try_kernel<GrayKernel::vectorized>},
+    {{"streaming", "32 px/thread, 128-bit, evict-first hints"}, &try_kernel<GrayKernel::streaming>},
+};
+
+// ---- Tuning. Measured on sm_90 (H100, 8192 x 8192, docs/apod/gray.md): vectorized 739 Gpx/s,
+// 103 % of the device copy rate and 1.26x NPP; streaming (32 px, evict-first) 670. Unaligned rows
+// take naive. Older architectures: the sm_90 order.
+constexpr const char* kSm90[] = {"vectorized", "naive"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<GrayCall> kLadder{"gray", kRungs, kTuning};
 
 }  // namespace
 
-std::span<const GrayVariantInfo> gray_variants() { return kVariants; }
-
-// Measured on the H100, 8192x8192, 2026-11-22 (docs/apod/gray.md): vectorized 739 Gpx/s =
-// 103 % of the device copy rate, 1.26x NPP; streaming (32 px, evict-first) 670 Gpx/s.
-GrayVariant gray_default_variant() { return GrayVariant::vectorized; }
-
-GrayVariant parse_gray_variant(std::string_view name) {
-  for (const auto& v : kVariants)
-    if (name == v.name) return v.variant;
-  std::string names;
-  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
-  throw Error(ErrorCategory::usage, "gray: unknown variant '" + std::string(name) + "' (known: " + names + ")");
-}
+std::span<const RungInfo> detail::gray_rungs() { return kLadder.infos(); }
 
 void check_gray_views(ConstImageView src, ImageView dst);
 
-void gray(ConstImageView d_src, ImageView d_dst, ChannelOrder order, cudaStream_t stream, GrayVariant variant) {
+const char* gray(ConstImageView d_src, ImageView d_dst, ChannelOrder order, cudaStream_t stream, std::string_view rung) {
   check_gray_views(d_src, d_dst);
-  if (d_src.empty()) return;
-  if (variant != GrayVariant::naive &&
-      !(rows_aligned16(d_src.data, d_src.pitch_bytes) && rows_aligned16(d_dst.data, d_dst.pitch_bytes)))
-    variant = GrayVariant::naive;
-  const GrayWeights w = weights_for(order);
-  switch (d_src.channels) {
-    case 1: launch<1>(variant, d_src, d_dst, w, stream); break;
-    case 3: launch<3>(variant, d_src, d_dst, w, stream); break;
-    case 4: launch<4>(variant, d_src, d_dst, w, stream); break;
-  }
-  WK_CUDA_CHECK_LAUNCH();
+  if (d_src.empty()) return kLadder.none(rung);
+  const GrayCall call{d_src, d_dst, weights_for(order), stream};
+  return kLadder.run(rung, call);
 }
 
 }  // namespace wk::image

@@ -17,13 +17,42 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "core/rung_table.hpp"
+#include "core/tuning.hpp"
+#include "image/rungs.hpp"
+#include "wk/core/buffer.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/histogram.hpp"
 
 namespace wk::image {
+
+// What a workspace holds. Gray images on the vector rungs (about one block per SM) merge straight
+// into the output: the first block to arrive zeroes it and raises a flag (the call's number) that
+// the others wait for before adding. Other calls (many blocks) merge into kCopies copies of the
+// totals, block b into copy b % kCopies, so that a block's global atomics share their addresses
+// with an eighth of the blocks, and the last block to finish adds the copies up into the output
+// and clears them (docs/apod/histogram.md).
+struct HistogramWorkspace::State {
+  static constexpr int kCopies = 8;
+  State();
+  std::uint32_t* accumulator() const { return accum_.get(); }
+  unsigned* blocks_done() const { return sync_.get(); }
+  // Direct merge: the blocks' arrival ticket, and the number of the last call whose output is zeroed.
+  unsigned* arrival() const { return sync_.get() + 1; }
+  unsigned* zeroed_call() const { return sync_.get() + 2; }
+  // A new number for each call (never 0, the value the flag starts at).
+  unsigned next_call() { return ++calls_ ? calls_ : ++calls_; }
+
+ private:
+  DeviceBuffer<std::uint32_t> accum_;  // kCopies * 4 * 256 counts
+  DeviceBuffer<unsigned> sync_;        // finished-block counter, arrival ticket, zeroed-call flag
+  unsigned calls_ = 0;
+};
 
 namespace {
 
@@ -40,12 +69,12 @@ struct HistArgs {
   std::uint32_t* accum;  // totals, added to atomically: `copies` copies of `bins` counts
   unsigned* done;        // finished-block counter; nullptr: accum is the output, no copy-out
   std::uint32_t* out;
-  int copies;            // HistogramWorkspace::kCopies with a workspace, 1 without
+  int copies;            // HistogramWorkspace::State::kCopies with a workspace, 1 without
   // Direct merge (vector rungs with a workspace): the first block to arrive zeroes `out` and
   // sets *zeroed = call; every block adds its totals straight into `out` once it sees that.
   unsigned* arrival;     // the blocks' arrival ticket; nullptr: no direct merge
   unsigned* zeroed;      // the number of the last call whose output is zeroed
-  unsigned call;         // this call's number (HistogramWorkspace::next_call)
+  unsigned call;         // this call's number (HistogramWorkspace::State::next_call)
 };
 
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
@@ -75,7 +104,7 @@ __device__ void finish_histogram(const HistArgs& a, int bins) {
   __syncthreads();
   if (!is_last) return;
   __threadfence();
-  constexpr int kCopies = HistogramWorkspace::kCopies;  // a.copies whenever there is a workspace
+  constexpr int kCopies = HistogramWorkspace::State::kCopies;  // a.copies whenever there is a workspace
   for (int i = threadIdx.x; i < bins; i += blockDim.x) {
     std::uint32_t part[kCopies], sum = 0;
 #pragma unroll
@@ -380,18 +409,88 @@ void launch_vector_cn(const HistArgs& a, int cn, cudaStream_t stream) {
   }
 }
 
-constexpr std::array<HistogramVariantInfo, 6> kVariants{{
-    {HistogramVariant::global_atomics, "global_atomics", "1 px/thread, atomicAdd in global memory"},
-    {HistogramVariant::shared_privatized, "shared_privatized", "block histogram in shared memory"},
-    {HistogramVariant::warp_vectorized, "warp_vectorized", "per-warp sub-histograms, 4x128-bit loads/thread"},
-    {HistogramVariant::lane_privatized, "lane_privatized", "per-lane sub-histograms, conflict-free banks"},
-    {HistogramVariant::run_aggregated, "run_aggregated", "lane_privatized + uniform vectors counted once"},
-    {HistogramVariant::pipelined, "pipelined", "run_aggregated + next chunk's loads in flight while counting"},
-}};
+enum class HistKernel { global_atomics, shared_privatized, warp_vectorized, lane_privatized, run_aggregated, pipelined };
+
+struct HistogramCall {
+  ConstImageView src;
+  std::uint32_t* hist;
+  HistogramWorkspace* workspace;
+  cudaStream_t stream;
+  bool aligned;  // 16-byte aligned rows: the vector rungs need them
+};
+
+void launch_kernel(HistKernel kernel, const HistogramCall& c) {
+  const int cn = c.src.channels;
+  HistArgs a{c.src.data, c.src.pitch_bytes, c.src.width * cn, c.src.height, c.hist, nullptr, c.hist, 1, nullptr, nullptr, 0};
+  // The gray vector rungs run ~one 1024-thread block per SM: few enough blocks to merge straight
+  // into the output (docs/apod/histogram.md).
+  const bool direct = cn == 1 && kernel != HistKernel::global_atomics && kernel != HistKernel::shared_privatized;
+  if (c.workspace && direct) {
+    HistogramWorkspace::State& ws = c.workspace->state();
+    a.arrival = ws.arrival();
+    a.zeroed = ws.zeroed_call();
+    a.call = ws.next_call();
+  } else if (c.workspace) {
+    HistogramWorkspace::State& ws = c.workspace->state();
+    a.accum = ws.accumulator();
+    a.done = ws.blocks_done();
+    a.copies = HistogramWorkspace::State::kCopies;
+  } else {
+    WK_CUDA_CHECK(cudaMemsetAsync(c.hist, 0, std::size_t(kHistogramBins) * cn * sizeof(std::uint32_t), c.stream));
+  }
+  switch (kernel) {
+    case HistKernel::global_atomics:
+    case HistKernel::shared_privatized: {
+      // About 16 blocks per SM, each looping over rows: enough to fill the GPU, few enough that
+      // the per-block merge (256 * cn global atomics) stays small next to the counting.
+      const int blocks_x = (a.row_bytes + kThreads - 1) / kThreads;
+      const int blocks_y = std::clamp(16 * sm_count() / blocks_x, 1, std::min(a.height, kMaxGridY));
+      const dim3 grid(blocks_x, blocks_y);
+      if (kernel == HistKernel::global_atomics)
+        histogram_global_atomics_kernel<<<grid, kThreads, 0, c.stream>>>(a, cn);
+      else
+        histogram_shared_kernel<<<grid, kThreads, 0, c.stream>>>(a, cn);
+      break;
+    }
+    case HistKernel::warp_vectorized: launch_vector_cn<false, false>(a, cn, c.stream); break;
+    case HistKernel::lane_privatized: launch_vector_cn<true, false>(a, cn, c.stream); break;
+    case HistKernel::run_aggregated: launch_vector_cn<true, true>(a, cn, c.stream); break;
+    case HistKernel::pipelined: launch_vector_cn<true, true, true>(a, cn, c.stream); break;
+  }
+  WK_CUDA_CHECK_LAUNCH();
+}
+
+template <HistKernel K>
+bool try_kernel(const HistogramCall& c) {
+  if (K != HistKernel::global_atomics && K != HistKernel::shared_privatized && !c.aligned) return false;
+  launch_kernel(K, c);
+  return true;
+}
+
+constexpr wk::detail::Rung<HistogramCall> kRungs[] = {
+    {{"global_atomics", "1 px/thread, atomicAdd in global memory"}, &try_kernel<HistKernel::global_atomics>},
+    {{"shared_privatized", "block histogram in shared memory"}, &try_kernel<HistKernel::shared_privatized>},
+    {{"warp_vectorized", "per-warp sub-histograms, 4x128-bit loads/thread"}, &try_kernel<HistKernel::warp_vectorized>},
+    {{"lane_privatized", "per-lane sub-histograms, conflict-free banks"}, &try_kernel<HistKernel::lane_privatized>},
+    {{"run_aggregated", "lane_privatized + uniform vectors counted once"}, &try_kernel<HistKernel::run_aggregated>},
+    {{"pipelined", "run_aggregated + next chunk's loads in flight while counting"}, &try_kernel<HistKernel::pipelined>},
+};
+
+// ---- Tuning. Measured on sm_90 (H100, 8192 x 8192, docs/apod/histogram.md): pipelined
+// 2417-2486 Gpx/s (natural / constant image), 91 / 94 % of a read-only pass, ahead of every other
+// rung. Unaligned rows take shared_privatized. Older architectures: the sm_90 order.
+constexpr const char* kSm90[] = {"pipelined", "shared_privatized"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<HistogramCall> kLadder{"histogram", kRungs, kTuning};
 
 }  // namespace
 
-HistogramWorkspace::HistogramWorkspace() : accum_(kCopies * 4 * kHistogramBins), sync_(3) {
+HistogramWorkspace::HistogramWorkspace() : state_(std::make_unique<State>()) {}
+HistogramWorkspace::~HistogramWorkspace() = default;
+HistogramWorkspace::HistogramWorkspace(HistogramWorkspace&&) noexcept = default;
+HistogramWorkspace& HistogramWorkspace::operator=(HistogramWorkspace&&) noexcept = default;
+
+HistogramWorkspace::State::State() : accum_(kCopies * 4 * kHistogramBins), sync_(3) {
   // cudaMemset runs on the legacy default stream, asynchronously to the host, and non-blocking
   // streams do not wait for it: finish it here, before any stream can use the workspace.
   WK_CUDA_CHECK(cudaMemset(accum_.get(), 0, accum_.bytes()));
@@ -399,71 +498,25 @@ HistogramWorkspace::HistogramWorkspace() : accum_(kCopies * 4 * kHistogramBins),
   WK_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
-std::span<const HistogramVariantInfo> histogram_variants() { return kVariants; }
-
-// Measured on the H100, 8192x8192, 2026-11-25 (docs/apod/histogram.md): pipelined 2417-2486 Gpx/s
-// (natural / constant image), 91 / 94 % of a read-only pass, ahead of every other rung.
-HistogramVariant histogram_default_variant() { return HistogramVariant::pipelined; }
-
-HistogramVariant parse_histogram_variant(std::string_view name) {
-  for (const auto& v : kVariants)
-    if (name == v.name) return v.variant;
-  std::string names;
-  for (const auto& v : kVariants) names += std::string(names.empty() ? "" : ", ") + v.name;
-  throw Error(ErrorCategory::usage, "histogram: unknown variant '" + std::string(name) + "' (known: " + names + ")");
-}
+std::span<const RungInfo> detail::histogram_rungs() { return kLadder.infos(); }
 
 void check_histogram_view(ConstImageView src);
 
-void histogram(ConstImageView d_src, std::uint32_t* d_hist, cudaStream_t stream, HistogramVariant variant,
-               HistogramWorkspace* workspace) {
+const char* histogram(ConstImageView d_src, std::uint32_t* d_hist, cudaStream_t stream, HistogramWorkspace* workspace,
+                      std::string_view rung) {
   check_histogram_view(d_src);
   const int cn = d_src.channels;
   const std::size_t bins = std::size_t(kHistogramBins) * cn;
   if (d_src.empty()) {
     WK_CUDA_CHECK(cudaMemsetAsync(d_hist, 0, bins * sizeof(std::uint32_t), stream));
-    return;
+    return kLadder.none(rung);
   }
   if (std::size_t(d_src.width) * cn > std::size_t(INT_MAX) / 2 || d_src.height > INT_MAX / 2 ||
       double(d_src.width) * d_src.height >= 4294967295.0)
     throw Error(ErrorCategory::unsupported, "histogram: image too large for 32-bit counts");
   const bool aligned = reinterpret_cast<std::uintptr_t>(d_src.data) % 16 == 0 && d_src.pitch_bytes % 16 == 0;
-  if (!aligned && variant != HistogramVariant::global_atomics) variant = HistogramVariant::shared_privatized;
-  HistArgs a{d_src.data, d_src.pitch_bytes, d_src.width * cn, d_src.height, d_hist, nullptr, d_hist, 1, nullptr, nullptr, 0};
-  // The gray vector rungs run ~one 1024-thread block per SM: few enough blocks to merge straight
-  // into the output (docs/apod/histogram.md).
-  const bool direct = cn == 1 && variant != HistogramVariant::global_atomics && variant != HistogramVariant::shared_privatized;
-  if (workspace && direct) {
-    a.arrival = workspace->arrival();
-    a.zeroed = workspace->zeroed_call();
-    a.call = workspace->next_call();
-  } else if (workspace) {
-    a.accum = workspace->accumulator();
-    a.done = workspace->blocks_done();
-    a.copies = HistogramWorkspace::kCopies;
-  } else {
-    WK_CUDA_CHECK(cudaMemsetAsync(d_hist, 0, bins * sizeof(std::uint32_t), stream));
-  }
-  switch (variant) {
-    case HistogramVariant::global_atomics:
-    case HistogramVariant::shared_privatized: {
-      // About 16 blocks per SM, each looping over rows: enough to fill the GPU, few enough that
-      // the per-block merge (256 * cn global atomics) stays small next to the counting.
-      const int blocks_x = (a.row_bytes + kThreads - 1) / kThreads;
-      const int blocks_y = std::clamp(16 * sm_count() / blocks_x, 1, std::min(a.height, kMaxGridY));
-      const dim3 grid(blocks_x, blocks_y);
-      if (variant == HistogramVariant::global_atomics)
-        histogram_global_atomics_kernel<<<grid, kThreads, 0, stream>>>(a, cn);
-      else
-        histogram_shared_kernel<<<grid, kThreads, 0, stream>>>(a, cn);
-      break;
-    }
-    case HistogramVariant::warp_vectorized: launch_vector_cn<false, false>(a, cn, stream); break;
-    case HistogramVariant::lane_privatized: launch_vector_cn<true, false>(a, cn, stream); break;
-    case HistogramVariant::run_aggregated: launch_vector_cn<true, true>(a, cn, stream); break;
-    case HistogramVariant::pipelined: launch_vector_cn<true, true, true>(a, cn, stream); break;
-  }
-  WK_CUDA_CHECK_LAUNCH();
+  const HistogramCall call{d_src, d_hist, workspace, stream, aligned};
+  return kLadder.run(rung, call);
 }
 
 }  // namespace wk::image

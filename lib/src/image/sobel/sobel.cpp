@@ -1,6 +1,9 @@
-// sobel on the GPU: the vectorized 3 x 3 kernel (vectorized_3x3 rung, gray, aligned rows), the
-// rolling 3 x 3 kernel (separable rung, gray) or the generic ladder with integer weights (exact in
-// fp32); the magnitude from two s16 derivatives on the generic rungs.
+// sobel on the GPU: the rung table (the conv family's generic rungs on the two derivatives, the
+// rolling 3 x 3 kernel, the vectorized 3 x 3 stencil) and the tuning that orders it.
+#include <array>
+
+#include "core/tuning.hpp"
+#include "image/filter/filter_rungs.hpp"
 #include "image/filter/stencil3x3_gpu.hpp"
 #include "image/sobel/sobel_gpu.hpp"
 #include "wk/core/error.hpp"
@@ -10,10 +13,7 @@ namespace wk::image {
 
 using namespace detail;
 
-// vectorized_3x3 reads and writes every byte once with full-width coalesced accesses; to be
-// measured on the H100 (docs/apod/sobel.md). Shapes it does not take fall back to separable.
-ConvVariant sobel_default_variant() { return ConvVariant::vectorized_3x3; }
-
+namespace detail {
 namespace {
 
 // cv::getDerivKernels(1, 0, 3): smoothing [1 2 1], derivative [-1 0 1].
@@ -46,63 +46,111 @@ bool prepare(const GpuImage& s, const GpuImage& d) {
   return true;
 }
 
-// One derivative through the generic rungs.
-void derivative(const GpuImage& s, const GpuImage& d, SobelDerivative which, const BorderArgs& b, const Epilogue& e,
-                ConvVariant variant, cudaStream_t stream) {
-  if (variant == ConvVariant::separable) separable_filter(s, d, sobel_taps_1d(which), b, e, stream);
-  else filter2d(variant, s, d, sobel_taps_2d(which), b, e, stream);
+// One sobel call as the rungs see it. `mode` is what the output holds (float images: dx_s16 or
+// dy_s16, the plain derivative in float).
+struct SobelCall {
+  GpuImage s, d;
+  BorderArgs b;
+  SobelMode mode;
+  cudaStream_t stream;
+
+  bool u8() const { return s.type == PixelType::u8; }
+  // The generic rungs compute each derivative with `pass(dst, derivative, epilogue)`, which
+  // returns false (launching nothing) when it does not apply; the magnitude combines two.
+  template <class Pass>
+  bool derivatives(Pass pass) const {
+    switch (mode) {
+      case SobelMode::dx_s16: return pass(d, SobelDerivative::dx, Epilogue{});
+      case SobelMode::dy_s16: return pass(d, SobelDerivative::dy, Epilogue{});
+      case SobelMode::dx_abs: return pass(d, SobelDerivative::dx, Epilogue{EpilogueKind::abs_round});
+      case SobelMode::dy_abs: return pass(d, SobelDerivative::dy, Epilogue{EpilogueKind::abs_round});
+      case SobelMode::magnitude: break;
+    }
+    const TempImage dx(s.width, s.height, s.channels, PixelType::s16, stream), dy(s.width, s.height, s.channels, PixelType::s16, stream);
+    if (!pass(dx.image(), SobelDerivative::dx, Epilogue{})) return false;
+    pass(dy.image(), SobelDerivative::dy, Epilogue{});
+    sobel_magnitude(dx.image(), dy.image(), d, stream);
+    return true;
+  }
+  bool run_2d(Filter2D k) const {
+    return derivatives([&](const GpuImage& out, SobelDerivative w, const Epilogue& e) {
+      filter2d(k, s, out, sobel_taps_2d(w), b, e, stream);
+      return true;
+    });
+  }
+  bool run_mma() const {
+    return derivatives([&](const GpuImage& out, SobelDerivative w, const Epilogue& e) {
+      return filter2d_mma(s, out, sobel_taps_2d(w), b, e, stream);
+    });
+  }
+  bool run_separable() const {
+    return derivatives([&](const GpuImage& out, SobelDerivative w, const Epilogue& e) {
+      separable_filter(s, out, sobel_taps_1d(w), b, e, stream);
+      return true;
+    });
+  }
+};
+
+bool try_rolling(const SobelCall& c) {
+  if (!c.u8() || !sobel_rolling_supported(c.s, c.d, c.mode)) return false;
+  sobel_rolling(c.s, c.d, c.mode, c.b, c.stream);
+  return true;
+}
+
+bool try_vectorized_3x3(const SobelCall& c) {
+  if (!c.u8()) return false;
+  constexpr Stencil3x3 kStencil[] = {Stencil3x3::sobel_dx_s16, Stencil3x3::sobel_dy_s16, Stencil3x3::sobel_dx_abs,
+                                     Stencil3x3::sobel_dy_abs, Stencil3x3::sobel_magnitude};
+  const Stencil3x3 op = kStencil[static_cast<int>(c.mode)];
+  if (!stencil3x3_supported(c.s, c.d, op)) return false;
+  stencil3x3(c.s, c.d, op, c.b, c.stream);
+  return true;
+}
+
+constexpr auto kRungs = conv_family_rungs<SobelCall, 2>({{
+    {{"rolling", "8-bit gray: column strips rolled down in registers, both derivatives fused"}, &try_rolling},
+    {{"vectorized_3x3", "8-bit gray: 16 px x 4 rows/thread, 64-bit loads, full-width stores"}, &try_vectorized_3x3},
+}});
+
+// ---- Tuning. Measured on sm_90 (H100, 8192 x 8192 8-bit gray, docs/apod/sobel.md): dx to 16
+// bits 912.6 Gpx/s on vectorized_3x3 (1.45x NPP), 279.6 on rolling, 231.5 on tensor_core; the
+// magnitude 597.3 against 279.6. Colour and unaligned rows take rolling where it applies, then
+// the generic separable pass (every float image). Older architectures: the sm_90 order.
+constexpr const char* kSm90[] = {"vectorized_3x3", "rolling", "separable"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<SobelCall> kLadder{"sobel", kRungs, kTuning};
+
+const char* run(const GpuImage& s, const GpuImage& d, SobelMode mode, const Border& border, cudaStream_t stream,
+                std::string_view rung) {
+  if (!prepare(s, d)) return kLadder.none(rung);
+  const SobelCall call{s, d, border_args(border, s.type), mode, stream};
+  return kLadder.run(rung, call);
 }
 
 }  // namespace
 
-void sobel(ConstImageView d_src, ImageView d_dst, SobelOutput output, const Border& border, cudaStream_t stream,
-           ConvVariant variant) {
-  const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
-  if (!prepare(s, d)) return;
-  const BorderArgs b = border_args(border, PixelType::u8);
+std::span<const RungInfo> sobel_rungs() { return kLadder.infos(); }
+
+}  // namespace detail
+
+const char* sobel(ConstImageView d_src, ImageView d_dst, SobelOutput output, const Border& border, cudaStream_t stream,
+                  std::string_view rung) {
   const SobelMode mode = output == SobelOutput::magnitude ? SobelMode::magnitude
                          : output == SobelOutput::dx      ? SobelMode::dx_abs
                                                           : SobelMode::dy_abs;
-  if (variant == ConvVariant::vectorized_3x3) {
-    const Stencil3x3 op = output == SobelOutput::magnitude ? Stencil3x3::sobel_magnitude
-                          : output == SobelOutput::dx      ? Stencil3x3::sobel_dx_abs
-                                                           : Stencil3x3::sobel_dy_abs;
-    if (stencil3x3_supported(s, d, op)) return stencil3x3(s, d, op, b, stream);
-    variant = ConvVariant::separable;  // colour, unaligned rows: the separable rung's kernels
-  }
-  if (variant == ConvVariant::separable && sobel_rolling_supported(s, d, mode)) return sobel_rolling(s, d, mode, b, stream);
-  if (output != SobelOutput::magnitude) {
-    // convertScaleAbs of the exact integer derivative, straight to 8 bits.
-    return derivative(s, d, output == SobelOutput::dx ? SobelDerivative::dx : SobelDerivative::dy, b,
-                      Epilogue{EpilogueKind::abs_round}, variant, stream);
-  }
-  const TempImage dx(s.width, s.height, s.channels, PixelType::s16, stream), dy(s.width, s.height, s.channels, PixelType::s16, stream);
-  derivative(s, dx.image(), SobelDerivative::dx, b, Epilogue{}, variant, stream);
-  derivative(s, dy.image(), SobelDerivative::dy, b, Epilogue{}, variant, stream);
-  sobel_magnitude(dx.image(), dy.image(), d, stream);
+  return run(gpu_image(d_src), gpu_image(d_dst), mode, border, stream, rung);
 }
 
-void sobel_s16(ConstImageView d_src, ImageViewS16 d_dst, SobelDerivative which, const Border& border, cudaStream_t stream,
-               ConvVariant variant) {
-  const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
-  if (!prepare(s, d)) return;
-  const BorderArgs b = border_args(border, PixelType::u8);
-  const SobelMode mode = which == SobelDerivative::dx ? SobelMode::dx_s16 : SobelMode::dy_s16;
-  if (variant == ConvVariant::vectorized_3x3) {
-    const Stencil3x3 op = which == SobelDerivative::dx ? Stencil3x3::sobel_dx_s16 : Stencil3x3::sobel_dy_s16;
-    if (stencil3x3_supported(s, d, op)) return stencil3x3(s, d, op, b, stream);
-    variant = ConvVariant::separable;
-  }
-  if (variant == ConvVariant::separable && sobel_rolling_supported(s, d, mode)) return sobel_rolling(s, d, mode, b, stream);
-  derivative(s, d, which, b, Epilogue{}, variant, stream);
+const char* sobel_s16(ConstImageView d_src, ImageViewS16 d_dst, SobelDerivative which, const Border& border,
+                      cudaStream_t stream, std::string_view rung) {
+  return run(gpu_image(d_src), gpu_image(d_dst), which == SobelDerivative::dx ? SobelMode::dx_s16 : SobelMode::dy_s16, border,
+             stream, rung);
 }
 
-void sobel(ConstImageViewF32 d_src, ImageViewF32 d_dst, SobelDerivative which, const Border& border, cudaStream_t stream,
-           ConvVariant variant) {
-  const GpuImage s = gpu_image(d_src), d = gpu_image(d_dst);
-  if (!prepare(s, d)) return;
-  if (variant == ConvVariant::vectorized_3x3) variant = ConvVariant::separable;  // 8-bit only
-  derivative(s, d, which, border_args(border, PixelType::f32), Epilogue{}, variant, stream);
+const char* sobel(ConstImageViewF32 d_src, ImageViewF32 d_dst, SobelDerivative which, const Border& border,
+                  cudaStream_t stream, std::string_view rung) {
+  return run(gpu_image(d_src), gpu_image(d_dst), which == SobelDerivative::dx ? SobelMode::dx_s16 : SobelMode::dy_s16, border,
+             stream, rung);
 }
 
 }  // namespace wk::image
