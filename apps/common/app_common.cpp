@@ -142,7 +142,12 @@ void add_device_option(CLI::App& app, std::string& device) {
 }
 
 BackendSelection choose_backend(const char* prog, const std::string& device, bool quiet) {
-  BackendSelection sel = select_backend(parse_device_choice(device));
+  BackendSelection sel;
+  try {
+    sel = select_backend(parse_device_choice(device));
+  } catch (const Error& e) {
+    throw Error(e.category(), "--device " + device + ": " + e.what());  // the library's message, with the flag
+  }
   if (!sel.notice.empty() && !quiet) print_notice(prog, sel.notice);
   return sel;
 }

@@ -92,7 +92,8 @@ void silence_library_messages();
 // Adds --device auto|gpu|cpu (default auto) to `app`.
 void add_device_option(CLI::App& app, std::string& device);
 
-// Resolves --device, printing the CPU-fallback notice once. Throws wk::Error.
+// Resolves --device, printing the CPU-fallback notice once. Throws wk::Error, its message led by
+// "--device VALUE: ".
 BackendSelection choose_backend(const char* prog, const std::string& device, bool quiet);
 
 // Parses argv and calls body(); maps CLI11 errors to exit 2 (help/version to 0), wk::Error of

@@ -17,11 +17,9 @@ int bench_box(const Options& o) {
     b.cpu = [k, border](const cv::Mat& in, cv::Mat& out) {
       image::box_cpu({in.data, in.cols, in.rows, in.step[0], 1}, {out.data, out.cols, out.rows, out.step[0], 1}, k, border);
     };
-    b.gpu = [k, border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-      image::box(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, border, s, rung);
+    b.gpu = [k, border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+      return image::box(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, border, s, rung);
     };
-    b.rungs = all_rungs();
-    b.default_rung = image::box_default_variant();
 #if defined(WK_HAVE_NPP)
     b.npp = [k](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
       npp_box(in.data, in.pitch_bytes, static_cast<std::uint8_t*>(out), pitch, in.width, in.height, k, s);

@@ -41,11 +41,9 @@ int bench_conv(const Options& o) {
     b.cpu = [k, border](const cv::Mat& in, cv::Mat& out) {
       image::conv_cpu({in.data, in.cols, in.rows, in.step[0], 1}, {out.data, out.cols, out.rows, out.step[0], 1}, k, border);
     };
-    b.gpu = [k, border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-      image::conv(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, border, s, rung);
+    b.gpu = [k, border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+      return image::conv(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, border, s, rung);
     };
-    b.rungs = c.separable ? all_rungs() : rungs_2d();
-    b.default_rung = image::conv_default_variant(k);
 #if defined(WK_HAVE_NPP)
     auto d_kernel = std::make_shared<DeviceBuffer<float>>(k.weights.size());
     WK_CUDA_CHECK(cudaMemcpy(d_kernel->get(), k.weights.data(), d_kernel->bytes(), cudaMemcpyHostToDevice));

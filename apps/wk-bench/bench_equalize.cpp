@@ -7,12 +7,13 @@
 #include "benches.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
+#include "wk/image/op.hpp"
 #include "wk/image/equalize.hpp"
 
 namespace wk::bench {
 
 int bench_equalize(const Options& o) {
-  if (!o.variant.empty()) image::parse_equalize_variant(o.variant);
+  const std::vector<std::string> asked_rungs = rungs_to_time(o, "equalize", image::find_operation("equalize")->rungs());
   const BackendSelection sel = select_backend(parse_device_choice(o.device));
   const double px = double(o.width) * o.height;
   const double bytes = 3 * px;  // histogram pass reads, LUT pass reads and writes
@@ -38,17 +39,17 @@ int bench_equalize(const Options& o) {
                                   cudaMemcpyHostToDevice, stream));
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(px), stream, o.repeats);
   cv::Mat got(o.height, o.width, CV_8UC1);
-  for (const auto& v : image::equalize_variants()) {
-    const bool is_default = v.variant == image::equalize_default_variant();
-    if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
+  const std::string default_ran = image::equalize(d_src.view(), d_dst.view(), stream, &workspace);
+  for (const std::string& asked : asked_rungs) {
+    std::string ran;
     WK_CUDA_CHECK(cudaMemset2DAsync(d_dst.view().data, d_dst.pitch_bytes(), 0, o.width, o.height, stream));
-    const double ms = time_gpu_ms(stream, o.repeats, [&] { image::equalize(d_src.view(), d_dst.view(), stream, v.variant, &workspace); });
+    const double ms = time_gpu_ms(stream, o.repeats, [&] { ran = image::equalize(d_src.view(), d_dst.view(), stream, &workspace, asked); });
     WK_CUDA_CHECK(cudaMemcpy2DAsync(got.data, got.step[0], d_dst.view().data, d_dst.pitch_bytes(), o.width, o.height,
                                     cudaMemcpyDeviceToHost, stream));
     stream.synchronize();
     if (cv::norm(h_ref, got, cv::NORM_INF) != 0)
-      throw Error(ErrorCategory::internal, std::string("equalize rung '") + v.name + "' differs from OpenCV: not timing a wrong kernel");
-    rows.push_back({v.name, is_default ? "default" : "", ms, px, bytes});
+      throw Error(ErrorCategory::internal, "equalize rung '" + ran + "' differs from OpenCV: not timing a wrong kernel");
+    rows.push_back(rung_row(asked, ran, default_ran, ms, px, bytes));
   }
   print_table(title, rows, copy_gbps, "");
   return 0;

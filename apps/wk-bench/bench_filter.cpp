@@ -7,29 +7,9 @@
 #include "bench_images.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
+#include "wk/image/op.hpp"
 
 namespace wk::bench {
-
-namespace {
-bool op_specific(image::ConvVariant v) {
-  return v == image::ConvVariant::vectorized_3x3 || v == image::ConvVariant::vectorized_5x5 ||
-         v == image::ConvVariant::vectorized_wide;
-}
-}  // namespace
-
-std::vector<image::ConvVariant> rungs_2d() {
-  std::vector<image::ConvVariant> r;
-  for (const auto& v : image::conv_variants())
-    if (v.variant != image::ConvVariant::separable && !op_specific(v.variant)) r.push_back(v.variant);
-  return r;
-}
-
-std::vector<image::ConvVariant> all_rungs() {
-  std::vector<image::ConvVariant> r;
-  for (const auto& v : image::conv_variants())
-    if (!op_specific(v.variant)) r.push_back(v.variant);
-  return r;
-}
 
 namespace {
 
@@ -60,8 +40,9 @@ double time_once_ms(const std::function<void()>& fn) {
 }  // namespace
 
 int run_filter_benches(const Options& o, const char* op, const std::vector<FilterBench>& benches) {
-  std::optional<image::ConvVariant> only;
-  if (!o.variant.empty()) only = image::parse_conv_variant(o.variant);  // unknown names: usage error
+  const image::OpInfo* info = image::find_operation(op);
+  if (!info) throw Error(ErrorCategory::internal, std::string("wk-bench: no operation '") + op + "'");
+  const std::vector<std::string> asked_rungs = rungs_to_time(o, op, info->rungs());  // unknown names: usage error
   const BackendSelection sel = select_backend(parse_device_choice(o.device));
   const double px = double(o.width) * o.height;
   const cv::Mat h_src = natural_photo_gray(o.width, o.height);
@@ -93,11 +74,11 @@ int run_filter_benches(const Options& o, const char* op, const std::vector<Filte
     const std::size_t elem = CV_ELEM_SIZE(b.out_type);
     DevicePitched d_dst(o.width, o.height, elem);
     cv::Mat got(o.height, o.width, b.out_type);
-    for (image::ConvVariant rung : b.rungs) {
-      const bool is_default = rung == b.default_rung;
-      if (only ? *only != rung : (!o.ladder && !is_default)) continue;
+    const std::string default_ran = b.gpu(d_src->view(), d_dst.get(), d_dst.pitch(), *stream, "");
+    for (const std::string& asked : asked_rungs) {
+      std::string ran;
       WK_CUDA_CHECK(cudaMemset2DAsync(d_dst.get(), d_dst.pitch(), 0, std::size_t(o.width) * elem, o.height, *stream));
-      const double ms = time_gpu_ms(*stream, o.repeats, [&] { b.gpu(d_src->view(), d_dst.get(), d_dst.pitch(), *stream, rung); });
+      const double ms = time_gpu_ms(*stream, o.repeats, [&] { ran = b.gpu(d_src->view(), d_dst.get(), d_dst.pitch(), *stream, asked); });
       WK_CUDA_CHECK(cudaMemcpy2DAsync(got.data, got.step[0], d_dst.get(), d_dst.pitch(), std::size_t(o.width) * elem, o.height,
                                       cudaMemcpyDeviceToHost, *stream));
       stream->synchronize();
@@ -107,8 +88,8 @@ int run_filter_benches(const Options& o, const char* op, const std::vector<Filte
       cv::minMaxLoc(diff.reshape(1), nullptr, &worst);
       if (worst > b.tolerance)
         throw Error(ErrorCategory::internal, fmt::format("{} ({}): rung '{}' differs from OpenCV by {} > {}: not timing a wrong kernel", op,
-                                                         b.title, image::to_string(rung), worst, b.tolerance));
-      rows.push_back({image::to_string(rung), is_default ? "default" : "", ms, px, bytes});
+                                                         b.title, ran, worst, b.tolerance));
+      rows.push_back(rung_row(asked, ran, default_ran, ms, px, bytes));
     }
     if (b.roofline && o.ladder) {
       const double ms = time_gpu_ms(*stream, o.repeats, [&] { b.roofline(d_src->view(), d_dst.get(), d_dst.pitch(), *stream); });

@@ -11,6 +11,7 @@
 #include "bench_util.hpp"
 #include "wk/core/image_view.hpp"
 #include "wk/image/filter.hpp"
+#include <string_view>
 
 namespace wk::bench {
 
@@ -21,9 +22,8 @@ struct FilterBench {
   double bytes_per_px = 2;  // read + written
   std::function<void(const cv::Mat& in, cv::Mat& out)> cpu;
   // d_out is device memory of out_type with pitch out_pitch.
-  std::function<void(ConstImageView d_in, void* d_out, std::size_t out_pitch, cudaStream_t stream, image::ConvVariant rung)> gpu;
-  std::vector<image::ConvVariant> rungs;  // the rungs that apply, in ladder order
-  image::ConvVariant default_rung = image::ConvVariant::separable;
+  // Runs the rung named `rung` ("" for the default) and returns the name of the rung that ran.
+  std::function<const char*(ConstImageView d_in, void* d_out, std::size_t out_pitch, cudaStream_t stream, std::string_view rung)> gpu;
   // The NPP peer (empty: none, or NPP not built).
   std::function<void(ConstImageView d_in, void* d_out, std::size_t out_pitch, cudaStream_t stream)> npp;
   std::string npp_note;  // what the peer computes when it is not the same function
@@ -34,13 +34,9 @@ struct FilterBench {
   double roofline_target_pct = 0;  // > 0: print the default rung's share of the roofline against it
 };
 
-// Runs and prints each case; `op` names the bench in messages. Returns the exit code.
+// Runs and prints each case: the default rung, or with --ladder every rung of the op's declaration
+// (wk/image/op.hpp), each row named after the rung that ran. `op` names the operation. Returns the
+// exit code.
 int run_filter_benches(const Options& options, const char* op, const std::vector<FilterBench>& benches);
-
-// The generic ladder: every rung but separable (non-separable kernels), and every rung. Neither
-// holds the op-specific rungs, which their ops append: vectorized_3x3 (sobel, laplacian) and
-// vectorized_5x5 (gauss up to 5x5).
-std::vector<image::ConvVariant> rungs_2d();
-std::vector<image::ConvVariant> all_rungs();
 
 }  // namespace wk::bench

@@ -25,13 +25,9 @@ int bench_gauss(const Options& o) {
       image::gauss_cpu({in.data, in.cols, in.rows, in.step[0], 1}, {out.data, out.cols, out.rows, out.step[0], 1}, k, sigma,
                        border);
     };
-    b.gpu = [k, sigma, border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-      image::gauss(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, sigma, border, s, rung);
+    b.gpu = [k, sigma, border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+      return image::gauss(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, k, sigma, border, s, rung);
     };
-    b.rungs = all_rungs();
-    if (k <= 5) b.rungs.push_back(image::ConvVariant::vectorized_5x5);
-    b.rungs.push_back(image::ConvVariant::vectorized_wide);
-    b.default_rung = image::gauss_default_variant(k, sigma);
 #if defined(WK_HAVE_NPP)
     if (sigma != 0) b.npp_note = "NPP's fixed 5x5 mask: NPP has no sigma";
     b.npp = [k](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {

@@ -5,6 +5,7 @@
 #include "benches.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
+#include "wk/image/op.hpp"
 #include "wk/image/gray.hpp"
 
 namespace wk::bench {
@@ -24,7 +25,7 @@ void check_equal(const cv::Mat& expected, const DeviceImage& d_out, const std::s
 }  // namespace
 
 int bench_gray(const Options& o) {
-  if (!o.variant.empty()) image::parse_gray_variant(o.variant);  // unknown names: usage error
+  const std::vector<std::string> asked_rungs = rungs_to_time(o, "gray", image::find_operation("gray")->rungs());
   const BackendSelection sel = select_backend(parse_device_choice(o.device));
   cv::Mat h_src(o.height, o.width, CV_8UC3);
   cv::randu(h_src, cv::Scalar::all(0), cv::Scalar::all(256));
@@ -55,13 +56,13 @@ int bench_gray(const Options& o) {
   stream.synchronize();
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(bytes / 2), stream, o.repeats);
 
-  for (const auto& v : image::gray_variants()) {
-    const bool is_default = v.variant == image::gray_default_variant();
-    if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
+  const std::string default_ran = image::gray(d_src.view(), d_dst.view(), image::ChannelOrder::bgr, stream);
+  for (const std::string& asked : asked_rungs) {
+    std::string ran;
     WK_CUDA_CHECK(cudaMemset2DAsync(d_dst.view().data, d_dst.pitch_bytes(), 0, o.width, o.height, stream));
-    const double ms = time_gpu_ms(stream, o.repeats, [&] { image::gray(d_src.view(), d_dst.view(), image::ChannelOrder::bgr, stream, v.variant); });
-    check_equal(h_ref, d_dst, v.name);
-    rows.push_back({v.name, is_default ? "default" : "", ms, px, bytes});
+    const double ms = time_gpu_ms(stream, o.repeats, [&] { ran = image::gray(d_src.view(), d_dst.view(), image::ChannelOrder::bgr, stream, asked); });
+    check_equal(h_ref, d_dst, ran);
+    rows.push_back(rung_row(asked, ran, default_ran, ms, px, bytes));
   }
   std::string peer;
 #if defined(WK_HAVE_NPP)

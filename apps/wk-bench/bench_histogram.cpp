@@ -8,6 +8,7 @@
 #include "benches.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
+#include "wk/image/op.hpp"
 #include "wk/image/histogram.hpp"
 
 namespace wk::bench {
@@ -24,7 +25,7 @@ std::vector<std::uint32_t> download(const DeviceBuffer<std::uint32_t>& d, cudaSt
 }  // namespace
 
 int bench_histogram(const Options& o) {
-  if (!o.variant.empty()) image::parse_histogram_variant(o.variant);  // unknown names: usage error
+  const std::vector<std::string> asked_rungs = rungs_to_time(o, "histogram", image::find_operation("histogram")->rungs());
   const BackendSelection sel = select_backend(parse_device_choice(o.device));
   const double px = double(o.width) * o.height;
   const double bytes = px;  // read once, 1 KB written
@@ -70,13 +71,13 @@ int bench_histogram(const Options& o) {
     const Input& in = inputs[i];
     WK_CUDA_CHECK(cudaMemcpy2DAsync(d_src.view().data, d_src.pitch_bytes(), in.host.data, in.host.step[0], o.width, o.height,
                                     cudaMemcpyHostToDevice, stream));
-    for (const auto& v : image::histogram_variants()) {
-      const bool is_default = v.variant == image::histogram_default_variant();
-      if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
-      const double ms = time_gpu_ms(stream, o.repeats, [&] { image::histogram(d_src.view(), d_hist.get(), stream, v.variant, &workspace); });
+    const std::string default_ran = image::histogram(d_src.view(), d_hist.get(), stream, &workspace);
+    for (const std::string& asked : asked_rungs) {
+      std::string ran;
+      const double ms = time_gpu_ms(stream, o.repeats, [&] { ran = image::histogram(d_src.view(), d_hist.get(), stream, &workspace, asked); });
       if (download(d_hist, stream) != in.expected)
-        throw Error(ErrorCategory::internal, std::string("histogram rung '") + v.name + "' differs from OpenCV: not timing a wrong kernel");
-      rows[i].push_back({v.name, is_default ? "default" : "", ms, px, bytes});
+        throw Error(ErrorCategory::internal, "histogram rung '" + ran + "' differs from OpenCV: not timing a wrong kernel");
+      rows[i].push_back(rung_row(asked, ran, default_ran, ms, px, bytes));
     }
     if (o.ladder) {
       // No histogram can beat a pass that only reads the image: the bound for the ratios below.

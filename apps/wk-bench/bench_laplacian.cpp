@@ -13,12 +13,9 @@ int bench_laplacian(const Options& o) {
   b.cpu = [border](const cv::Mat& in, cv::Mat& out) {
     image::laplacian_cpu({in.data, in.cols, in.rows, in.step[0], 1}, {out.data, out.cols, out.rows, out.step[0], 1}, border);
   };
-  b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-    image::laplacian(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, border, s, rung);
+  b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+    return image::laplacian(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, border, s, rung);
   };
-  b.rungs = rungs_2d();
-  b.rungs.push_back(image::ConvVariant::vectorized_3x3);
-  b.default_rung = image::laplacian_default_variant();
 #if defined(WK_HAVE_NPP)
   b.npp = [](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
     npp_laplace(in.data, in.pitch_bytes, static_cast<std::uint8_t*>(out), pitch, in.width, in.height, s);

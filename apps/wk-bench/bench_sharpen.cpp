@@ -13,12 +13,9 @@ int bench_sharpen(const Options& o) {
   b.cpu = [border](const cv::Mat& in, cv::Mat& out) {
     image::sharpen_cpu({in.data, in.cols, in.rows, in.step[0], 1}, {out.data, out.cols, out.rows, out.step[0], 1}, 1.0, border);
   };
-  b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-    image::sharpen(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, 1.0, border, s, rung);
+  b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+    return image::sharpen(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, 1.0, border, s, rung);
   };
-  b.rungs = all_rungs();
-  b.rungs.push_back(image::ConvVariant::vectorized_5x5);  // the 5x5 Gaussian's streaming kernel, weighting fused
-  b.default_rung = image::sharpen_default_variant();
   return run_filter_benches(o, "sharpen", {b});
 }
 

@@ -18,12 +18,9 @@ int bench_sobel(const Options& o) {
       image::sobel_s16_cpu({in.data, in.cols, in.rows, in.step[0], 1},
                            {reinterpret_cast<std::int16_t*>(out.data), out.cols, out.rows, out.step[0], 1}, image::SobelDerivative::dx, border);
     };
-    b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-      image::sobel_s16(in, {static_cast<std::int16_t*>(out), in.width, in.height, pitch, 1}, image::SobelDerivative::dx, border, s, rung);
+    b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+      return image::sobel_s16(in, {static_cast<std::int16_t*>(out), in.width, in.height, pitch, 1}, image::SobelDerivative::dx, border, s, rung);
     };
-    b.rungs = all_rungs();
-    b.rungs.push_back(image::ConvVariant::vectorized_3x3);
-    b.default_rung = image::sobel_default_variant();
     // The same bytes moved with no arithmetic: no u8 -> s16 filter can beat this row.
     b.roofline = [](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s) {
       widen_pass(in, static_cast<std::int16_t*>(out), pitch, s);
@@ -44,12 +41,9 @@ int bench_sobel(const Options& o) {
       image::sobel_cpu({in.data, in.cols, in.rows, in.step[0], 1}, {out.data, out.cols, out.rows, out.step[0], 1}, image::SobelOutput::magnitude,
                        border);
     };
-    b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, image::ConvVariant rung) {
-      image::sobel(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, image::SobelOutput::magnitude, border, s, rung);
+    b.gpu = [border](ConstImageView in, void* out, std::size_t pitch, cudaStream_t s, std::string_view rung) {
+      return image::sobel(in, {static_cast<std::uint8_t*>(out), in.width, in.height, pitch, 1}, image::SobelOutput::magnitude, border, s, rung);
     };
-    b.rungs = all_rungs();
-    b.rungs.push_back(image::ConvVariant::vectorized_3x3);
-    b.default_rung = image::sobel_default_variant();
     benches.push_back(std::move(b));
   }
   return run_filter_benches(o, "sobel", benches);

@@ -115,4 +115,22 @@ std::string today() {
   return buf;
 }
 
+std::vector<std::string> rungs_to_time(const Options& o, std::string_view op, std::span<const RungInfo> rungs) {
+  if (!o.variant.empty()) {
+    check_rung_name(op, rungs, o.variant);
+    return {o.variant};
+  }
+  if (!o.ladder) return {""};
+  std::vector<std::string> names;
+  for (const RungInfo& r : rungs) names.emplace_back(r.name);
+  return names;
+}
+
+Row rung_row(const std::string& asked, const std::string& ran, const std::string& default_ran, double ms, double pixels,
+             double bytes) {
+  std::string note = ran == default_ran ? "default" : "";
+  if (!asked.empty() && asked != ran) note += (note.empty() ? "" : "; ") + ("asked " + asked + ": does not apply");
+  return {ran, note, ms, pixels, bytes};
+}
+
 }  // namespace wk::bench

@@ -5,11 +5,14 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wk/core/backend.hpp"
 #include "wk/core/image_view.hpp"
+#include "wk/core/rung.hpp"
 
 namespace wk::bench {
 
@@ -56,5 +59,15 @@ void print_roofline_share(const std::vector<Row>& rows, const std::string& roofl
 // "NVIDIA H100 80GB HBM3 (132 SMs), CUDA 13.0, driver 580.x, 2026-11-22"
 std::string describe_device(const GpuStatus& gpu);
 std::string today();
+
+// The rungs a bench times, as the names to ask the op for: "" (the default) alone, every rung of
+// `rungs` with --ladder, or the one --variant names (an unknown name is a usage error that lists
+// the choices).
+std::vector<std::string> rungs_to_time(const Options& o, std::string_view op, std::span<const RungInfo> rungs);
+
+// The row of a timed rung: named after the rung that ran (`ran`), noted "default" when it is the
+// one the default runs, and naming the rung asked for when that one did not apply.
+Row rung_row(const std::string& asked, const std::string& ran, const std::string& default_ran, double ms, double pixels,
+             double bytes);
 
 }  // namespace wk::bench

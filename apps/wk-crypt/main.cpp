@@ -187,8 +187,7 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   exec.rung = a.variant;
   std::replace(exec.rung.begin(), exec.rung.end(), '-', '_');
   if (!exec.rung.empty()) wk::check_rung_name("--variant", cipher::idea_rungs(), exec.rung);
-  const BackendSelection sel =
-      parse_flag("--device " + a.device, [&] { return wk::app::choose_backend(kProg, a.device, a.quiet); });
+  const BackendSelection sel = wk::app::choose_backend(kProg, a.device, a.quiet);
   exec.backend = sel.backend;
   if (sel.backend == Backend::gpu) {
     // "all" stays empty: every GPU for the deployed rung, the first one for the rungs below it

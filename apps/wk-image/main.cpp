@@ -232,7 +232,11 @@ int main(int argc, char** argv) {
   const int code = wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
     nvtx::Range app_range("wk-image");
     if (!job.format.empty() && job.format[0] == '.') job.format.erase(0, 1);
-    job.pipeline_options.border = image::parse_border(border_text);
+    try {
+      job.pipeline_options.border = image::parse_border(border_text);
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("--border: ") + e.what());
+    }
     try {
       if (!gpus.empty()) job.gpus = parse_gpu_list(gpus);  // "all": empty, every GPU
     } catch (const Error& e) {
@@ -257,11 +261,7 @@ int main(int argc, char** argv) {
       // exit_now below does not wait for a GPU start-up still running; a clean exit waits here.
       job.wait_for_gpu_startup = wk::app::clean_exit_wanted();
     } else {
-      try {
-        sel = wk::app::choose_backend(kProg, device, quiet);
-      } catch (const Error& e) {
-        throw Error(e.category(), "--device " + device + ": " + e.what());
-      }
+      sel = wk::app::choose_backend(kProg, device, quiet);
       job.backend = sel.backend;
     }
     wk::app::install_interrupt_handlers(&g_stop);
