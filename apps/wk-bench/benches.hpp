@@ -15,6 +15,7 @@ int bench_gauss(const Options& options);
 int bench_box(const Options& options);
 int bench_sobel(const Options& options);
 int bench_laplacian(const Options& options);
+int bench_rotate(const Options& options);
 int bench_sharpen(const Options& options);
 int bench_idea(const Options& options);
 int bench_hash(const Options& options);

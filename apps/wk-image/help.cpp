@@ -10,6 +10,7 @@ constexpr const char* kFooter = R"(Examples:
   wk-image gray -o gray/ photos/              convert every image below photos/ to gray
   wk-image gray,gauss:5,equalize -o out/ photos/   a chain: intermediates stay on the GPU
   wk-image hist --plot -o out/ a.png          out/a.png plus out/a.hist.csv and out/a.hist.png
+  wk-image rotate:90,crop:center:1080x1080 -o out/ photos/   quarter turn clockwise, then a centred square
   wk-image 'conv:[0 -1 0; -1 5 -1; 0 -1 0]' --border replicate -o out/ photos/
   wk-image gray -o out/ a.jpg b.png --device cpu
   wk-image gray -o out/ photos/ --format png --report run.json

@@ -20,6 +20,7 @@ struct OpValues {
   std::vector<double> numbers;  // per argument: integer and number values (0 for the others)
   std::string choice;           // the choice argument ("" when omitted without a default)
   FilterKernel kernel;          // the kernel argument
+  std::string text;             // the text argument
   int integer(std::size_t i) const { return static_cast<int>(numbers.at(i)); }
   double number(std::size_t i) const { return numbers.at(i); }
 };
@@ -73,7 +74,7 @@ Operation same_shape_operation(const char* name, std::function<void(ConstImageVi
 
 // The declarations, one per file; kOps in ops.cpp lists them in --help order.
 extern const OpDecl kGrayOp, kHistogramOp, kEqualizeOp, kConvOp, kGaussOp, kBoxOp, kSobelOp, kLaplacianOp, kSharpenOp,
-    kInvertOp;
+    kInvertOp, kFlipOp, kRotateOp, kTransposeOp, kCropOp;
 
 }  // namespace wk::image::detail
 

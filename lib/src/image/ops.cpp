@@ -14,8 +14,9 @@ namespace detail {
 namespace {
 
 // --help order.
-const OpDecl* const kOps[] = {&kGrayOp, &kHistogramOp, &kEqualizeOp,  &kConvOp,    &kGaussOp,
-                              &kBoxOp,  &kSobelOp,     &kLaplacianOp, &kSharpenOp, &kInvertOp};
+const OpDecl* const kOps[] = {&kGrayOp,   &kHistogramOp, &kEqualizeOp,  &kConvOp,      &kGaussOp,
+                              &kBoxOp,    &kSobelOp,     &kLaplacianOp, &kSharpenOp,   &kInvertOp,
+                              &kFlipOp,   &kRotateOp,    &kTransposeOp, &kCropOp};
 
 const OpDecl* find_decl(std::string_view name) {
   for (const OpDecl* d : kOps)
@@ -76,16 +77,17 @@ OpValues parse_values(const OpInfo& op, const OpSpec& spec) {
   v.numbers.assign(op.args.size(), 0.0);
   std::size_t required = 0;
   for (const OpArg& a : op.args) required += a.fallback == nullptr;
-  const bool rest_is_kernel = !op.args.empty() && op.args.back().kind == ArgKind::kernel;
-  if (spec.args.size() < required || (!rest_is_kernel && spec.args.size() > op.args.size()))
+  const bool takes_rest = !op.args.empty() && (op.args.back().kind == ArgKind::kernel || op.args.back().kind == ArgKind::text);
+  if (spec.args.size() < required || (!takes_rest && spec.args.size() > op.args.size()))
     throw ArgError{std::string(spec.args.size() < required ? "missing argument" : "too many arguments") + ", expected " +
                    (op.args.empty() ? std::string("no arguments") : op_syntax(op))};
   for (std::size_t i = 0; i < op.args.size(); ++i) {
     const OpArg& a = op.args[i];
     std::string text = i < spec.args.size() ? spec.args[i] : a.fallback;
-    if (a.kind == ArgKind::kernel) {
+    if (a.kind == ArgKind::kernel || a.kind == ArgKind::text) {
       for (std::size_t j = i + 1; j < spec.args.size(); ++j) text += ":" + spec.args[j];
-      v.kernel = parse_kernel_arg(op, text);
+      if (a.kind == ArgKind::kernel) v.kernel = parse_kernel_arg(op, text);
+      else v.text = text;
     } else if (a.kind == ArgKind::choice) {
       if (!text.empty() && ("|" + std::string(a.choices) + "|").find("|" + text + "|") == std::string::npos)
         throw ArgError{"unknown " + std::string(a.name) + " '" + text + "', expected " + a.rule};

@@ -16,5 +16,6 @@ std::span<const RungInfo> sobel_rungs();      // sobel/sobel.cpp
 std::span<const RungInfo> laplacian_rungs();  // laplacian/laplacian.cpp
 std::span<const RungInfo> sharpen_rungs();    // sharpen/sharpen.cpp
 std::span<const RungInfo> invert_rungs();     // invert/invert.cu
+std::span<const RungInfo> geometry_rungs();   // geometry/geometry.cu: flip, rotate, transpose, crop
 
 }  // namespace wk::image::detail

@@ -16,6 +16,7 @@ enum class ArgKind {
   number,   // a finite number in [min, max]
   choice,   // one word of `choices` ("dx|dy")
   kernel,   // conv's kernel: an inline [a b; c d] or a file name (the rest of the text, ':' included)
+  text,     // the rest of the text, ':' included, which the op reads itself (crop's region)
 };
 
 struct OpArg {

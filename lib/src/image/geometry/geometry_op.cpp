@@ -1,0 +1,95 @@
+// The geometry operations: flip, rotate, transpose and crop. The output's size follows from the
+// input's, so each binds through geometry_operation.
+#include <functional>
+#include <utility>
+
+#include "image/op_decl.hpp"
+#include "image/rungs.hpp"
+#include "wk/image/geometry.hpp"
+
+namespace wk::image::detail {
+
+namespace {
+
+using Size = std::pair<int, int>;  // width, height
+
+// An op whose output size is `size(width, height)` of the input's, with the input's channels.
+Operation geometry_operation(const char* name, std::function<Size(int, int)> size, std::function<void(ConstImageView, ImageView)> cpu,
+                             std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu) {
+  Operation op;
+  op.name = name;
+  op.cpu = [size, cpu](cv::Mat& img, RunState&) {
+    const auto [w, h] = size(img.cols, img.rows);
+    cv::Mat out(h, w, img.type());
+    cpu(const_view(img), view(out));
+    img = out;
+  };
+  op.gpu = [size, gpu](GpuFrame& f, cudaStream_t s, RunState&) {
+    const DeviceImage& in = f.current();
+    const auto [w, h] = size(in.width(), in.height());
+    DeviceImage& out = f.next(w, h, in.channels());
+    gpu(in.view(), out.view(), s);
+    f.swap();
+  };
+  return op;
+}
+
+Size same(int w, int h) { return {w, h}; }
+Size swapped(int w, int h) { return {h, w}; }
+
+constexpr OpArg kFlipArgs[] = {
+    {"AXIS", ArgKind::choice, "h (left-right) or v (top-bottom)", nullptr, 0, 0, false, "h|v"},
+};
+
+Operation bind_flip(const OpValues& v, const PipelineOptions&) {
+  const FlipAxis axis = v.choice == "h" ? FlipAxis::horizontal : FlipAxis::vertical;
+  return geometry_operation(
+      "flip", same, [axis](ConstImageView in, ImageView out) { flip_cpu(in, out, axis); },
+      [axis](ConstImageView in, ImageView out, cudaStream_t s) { flip(in, out, axis, s); });
+}
+
+constexpr OpArg kRotateArgs[] = {
+    {"DEGREES", ArgKind::choice, "90, 180 or 270, clockwise", nullptr, 0, 0, false, "90|180|270"},
+};
+
+Operation bind_rotate(const OpValues& v, const PipelineOptions&) {
+  const int degrees = std::stoi(v.choice);
+  return geometry_operation(
+      "rotate", degrees == 180 ? same : swapped, [degrees](ConstImageView in, ImageView out) { rotate_cpu(in, out, degrees); },
+      [degrees](ConstImageView in, ImageView out, cudaStream_t s) { rotate(in, out, degrees, s); });
+}
+
+Operation bind_transpose(const OpValues&, const PipelineOptions&) {
+  return geometry_operation(
+      "transpose", swapped, [](ConstImageView in, ImageView out) { transpose_cpu(in, out); },
+      [](ConstImageView in, ImageView out, cudaStream_t s) { transpose(in, out, s); });
+}
+
+constexpr OpArg kCropArgs[] = {
+    {"REGION", ArgKind::text, "WxH+X+Y, or center:WxH (centred); inside the image"},
+};
+
+Operation bind_crop(const OpValues& v, const PipelineOptions&) {
+  const CropRegion region = parse_crop(v.text);  // the syntax now; the fit per image
+  auto placed = [region](int w, int h) { return place_crop(region, w, h); };
+  return geometry_operation(
+      "crop", [placed](int w, int h) { const CropRegion r = placed(w, h); return Size{r.width, r.height}; },
+      [placed](ConstImageView in, ImageView out) {
+        const CropRegion r = placed(in.width, in.height);
+        crop_cpu(in, out, r.x, r.y);
+      },
+      [placed](ConstImageView in, ImageView out, cudaStream_t s) {
+        const CropRegion r = placed(in.width, in.height);
+        crop(in, out, r.x, r.y, s);
+      });
+}
+
+}  // namespace
+
+const OpDecl kFlipOp{{"flip", nullptr, "mirror the image (cv::flip)", kFlipArgs, &geometry_rungs}, &bind_flip};
+const OpDecl kRotateOp{{"rotate", nullptr, "rotate by quarter turns, clockwise (cv::rotate)", kRotateArgs, &geometry_rungs},
+                       &bind_rotate};
+const OpDecl kTransposeOp{{"transpose", nullptr, "swap rows and columns (cv::transpose)", {}, &geometry_rungs}, &bind_transpose};
+const OpDecl kCropOp{{"crop", nullptr, "cut a region out (its size and place, or centred)", kCropArgs, &geometry_rungs}, &bind_crop};
+
+}  // namespace wk::image::detail
