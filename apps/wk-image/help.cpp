@@ -21,8 +21,10 @@ Files:
   webp pbm pgm ppm pnm pxm pfm sr ras jp2, any case); a file named directly is read whatever
   its extension. The format is taken from the content and must be one of those (its size is
   checked against --max-pixels before decoding); Radiance HDR, DICOM, OpenEXR and the rest of
-  OpenCV's decoders are refused (damaged HDR files leak descriptors, GDCM can abort). Outputs mirror each input's path below its root in OUTDIR, with the
-  same name and format (or --format's).
+  OpenCV's decoders are refused (damaged HDR files leak descriptors, GDCM can abort), and GIF
+  and HEIF/AVIF are named as unsupported formats. Outputs mirror each input's path below its
+  root in OUTDIR, with the same name and format (or --format's: one this build writes, checked
+  before any work).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
   EXIF orientation applied, alpha dropped (GPU JPEG decode: see below). Lossless outputs
   (PNG, BMP, PNM, TIFF, WebP lossless) are bit-identical to OpenCV's result (a gray .ppm holds

@@ -36,7 +36,7 @@ std::atomic<bool> g_stop{false};
 std::string with_flag(const pipeline::OptionError& e) {
   static const std::map<std::string, std::string> kFlags{
       {"max_pixels", "--max-pixels"}, {"outdir", "-o"}, {"jpeg_batch", "--jpeg-batch"},
-      {"jpeg_decoder", "--jpeg-decoder"}, {"jpeg_encoder", "--jpeg-encoder"}, {"gpus", "--gpus"}};
+      {"jpeg_decoder", "--jpeg-decoder"}, {"jpeg_encoder", "--jpeg-encoder"}, {"gpus", "--gpus"}, {"format", "--format"}};
   const std::string what = e.what();
   const auto it = kFlags.find(e.option());
   if (it == kFlags.end() || what.rfind(e.option(), 0) != 0) return what;
@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
       "the CPU only when there is no usable GPU), gpu (every file on the GPU) or cpu");
   app.add_option("--gpus", gpus, "GPUs to spread images over, e.g. 0,1 (default: all)");
   app.add_option("--threads", job.threads, "Worker threads (default: one per core)")->check(CLI::Range(1, 1024));
-  app.add_option("--format", job.format, "Output format for every image: jpg, png, bmp, ... (default: the input's)");
+  app.add_option("--format", job.format, "Output format for every image: jpg, png, bmp, webp, ... (default: the input's; one this build cannot write is a usage error)");
   app.add_option("--quality", job.encode.jpeg_quality, "JPEG quality of .jpg outputs")->default_val(95)->check(CLI::Range(1, 100));
   app.add_flag("--skip-existing", job.skip_existing, "Leave existing outputs untouched (reported as skipped)");
   app.add_option("--report", report, "Write a JSON report of every file and the totals");

@@ -250,3 +250,13 @@ TEST_CASE("wk-image conv:FILE reads a bounded regular file and quotes none of it
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
   }
 }
+
+TEST_CASE("wk-image: an output format this build cannot write is a usage error before any work", "[cli][wk-image][files]") {
+  wk::test::TempDir dir;
+  write_image(dir / "in" / "a.png", 12, 8, 4);
+  write_image(dir / "in" / "b.png", 12, 8, 5);
+  const auto r = wk::test::run(wk_image("gray --device cpu -o " + q(dir / "out") + " " + q(dir / "in") + " --format avif"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--format 'avif'") && Catch::Contains("png") && Catch::Contains("jpg"));
+  CHECK_FALSE(fs::exists(dir / "out"));  // no file was touched, no folder made
+}

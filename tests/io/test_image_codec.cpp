@@ -1,5 +1,7 @@
 // Decoding rules: OpenCV's imread semantics plus warpkit's strict truncation check.
 #include <catch2/catch.hpp>
+
+#include <tuple>
 #include <opencv2/imgcodecs.hpp>
 
 #include <filesystem>
@@ -111,6 +113,34 @@ TEST_CASE("decode_image hands OpenCV only the formats it sizes first: DICOM and 
     CHECK(io::decode_image(b).cols == 5);
   }
   CHECK(io::sniff_image_format({reinterpret_cast<const std::uint8_t*>(exr.data()), exr.size()}) == F::unknown);
+}
+
+TEST_CASE("decode_image names GIF and HEIF/AVIF input as unsupported formats, not corrupt data", "[io]") {
+  // A whole 1x1 GIF89a: header, logical screen, 2-colour table, image descriptor, LZW data, trailer.
+  const std::string gif("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;", 43);
+  const std::string avif = std::string("\0\0\0\x1c", 4) + "ftypavif" + std::string(16, '\0');
+  const std::string heic = std::string("\0\0\0\x18", 4) + "ftypheic" + std::string(12, '\0');
+  using F = io::ImageFormat;
+  for (const auto& [bytes, format, name] : {std::tuple{gif, F::gif, "GIF"}, {avif, F::heif, "AVIF"}, {heic, F::heif, "HEIF"}}) {
+    CAPTURE(name);
+    const std::span<const std::uint8_t> b{reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()};
+    CHECK(io::sniff_image_format(b) == format);
+    std::string msg;
+    CHECK(decode_category(b, &msg) == ErrorCategory::unsupported);
+    CHECK_THAT(msg, Catch::Contains("unsupported format") && Catch::Contains(name));
+  }
+}
+
+TEST_CASE("can_encode and writable_formats: what this build writes", "[io]") {
+  CHECK(io::can_encode("png"));
+  CHECK(io::can_encode("jpg"));
+  CHECK_FALSE(io::can_encode("avif"));
+  CHECK_FALSE(io::can_encode("gif"));
+  CHECK_FALSE(io::can_encode(""));
+  CHECK_FALSE(io::can_encode("../png"));
+  const std::string all = io::writable_formats();
+  CHECK_THAT(all, Catch::Contains("png") && Catch::Contains("jpg"));
+  CHECK_THAT(all, !Catch::Contains("gif"));
 }
 
 TEST_CASE("decode_image keeps 1-channel images, drops alpha, and gives 8 bits", "[io]") {

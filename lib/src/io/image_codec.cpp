@@ -40,7 +40,27 @@ ImageFormat sniff_image_format(std::span<const std::uint8_t> b) {
   if (at(0, "RIFF") && at(8, "WEBP")) return F::webp;
   if (at(0, "\xFF\x4F\xFF\x51") || at(0, std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12))) return F::jpeg2000;
   if (at(0, "#?RADIANCE") || at(0, "#?RGBE")) return F::radiance_hdr;
+  if (at(0, "GIF87a") || at(0, "GIF89a")) return F::gif;
+  if (at(4, "ftyp"))
+    for (std::string_view brand : {"heic", "heix", "hevc", "heim", "heis", "mif1", "msf1", "avif", "avis"})
+      if (at(8, brand)) return F::heif;
   return F::unknown;
+}
+
+bool can_encode(std::string_view ext) {
+  if (ext.empty() || ext.find_first_of("./\\") != std::string_view::npos) return false;
+  try {
+    return cv::haveImageWriter("x." + std::string(ext));
+  } catch (const cv::Exception&) {
+    return false;
+  }
+}
+
+std::string writable_formats() {
+  std::string out;
+  for (const char* ext : {"bmp", "jp2", "jpg", "pam", "pbm", "pfm", "pgm", "png", "pnm", "ppm", "ras", "tif", "webp"})
+    if (can_encode(ext)) out += (out.empty() ? "" : ", ") + std::string(ext);
+  return out;
 }
 
 bool is_jpeg_path(const std::filesystem::path& path) {
@@ -88,6 +108,10 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem:
       // a file descriptor, and a folder of them would make every later file fail (found by
       // tests/fuzz/fuzz_image_decode: "Too many open files").
       throw Error(ErrorCategory::unsupported, "Radiance HDR input is not supported (OpenCV's reader leaks a file per damaged file)");
+    case ImageFormat::gif:
+      throw Error(ErrorCategory::unsupported, "unsupported format: GIF (this build's OpenCV has no GIF decoder)");
+    case ImageFormat::heif:
+      throw Error(ErrorCategory::unsupported, "unsupported format: HEIF/AVIF (this build's OpenCV has no HEIF decoder)");
     case ImageFormat::unknown:  // only the formats probe_dimensions reads go on
       throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
     default:

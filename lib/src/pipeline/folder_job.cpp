@@ -83,6 +83,8 @@ JobSetup validate_job(const FolderJobOptions& opt) {
       throw OptionError("outdir", "outdir " + opt.outdir.string() + ": exists and is not a folder");
   }
   if (opt.jpeg_batch < 1) throw OptionError("jpeg_batch", "jpeg_batch must be at least 1");
+  if (!opt.format.empty() && !io::can_encode(opt.format))
+    throw OptionError("format", "format '" + opt.format + "': this build cannot write it (it writes " + io::writable_formats() + ")");
   const char* kNoNvjpeg = " nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)";
   if (opt.jpeg_decoder == JpegDecoder::nvjpeg && !io::nvjpeg_in_build())
     throw OptionError("jpeg_decoder", std::string("jpeg_decoder") + kNoNvjpeg);

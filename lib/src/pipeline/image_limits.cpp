@@ -257,6 +257,8 @@ Dims probe_dimensions(std::span<const std::uint8_t> b) {
     case io::ImageFormat::tiff: return probe_tiff(b);
     case io::ImageFormat::webp: return probe_webp(b);
     case io::ImageFormat::jpeg2000: return probe_jpeg2000(b);
+    case io::ImageFormat::gif:
+    case io::ImageFormat::heif:  // refused by decode_image, which names them
     case io::ImageFormat::unknown: break;
   }
   return std::nullopt;

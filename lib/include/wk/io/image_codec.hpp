@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
+#include <string>
 #include <vector>
 
 namespace wk::io {
@@ -42,8 +44,15 @@ enum class ImageFormat {
   webp,          // RIFF....WEBP
   jpeg2000,      // codestream (FF 4F FF 51) or JP2 box file
   radiance_hdr,  // "#?RADIANCE" or "#?RGBE": refused by decode_image
+  gif,           // "GIF87a" / "GIF89a": named and refused by decode_image (no decoder in this OpenCV)
+  heif,          // ISO-BMFF "ftyp" with a HEIF or AVIF brand: named and refused by decode_image
 };
 ImageFormat sniff_image_format(std::span<const std::uint8_t> bytes);
+
+// True when this build can write images with the extension `ext` ("png", "webp"; no dot).
+bool can_encode(std::string_view ext);
+// The extensions this build writes, "bmp, jp2, jpg, ...", for messages.
+std::string writable_formats();
 
 // True when `bytes` start like a JPEG file (SOI marker FF D8 followed by another marker).
 bool is_jpeg_data(std::span<const std::uint8_t> bytes);
