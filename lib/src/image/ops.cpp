@@ -83,7 +83,7 @@ OpValues parse_values(const OpInfo& op, const OpSpec& spec) {
                    (op.args.empty() ? std::string("no arguments") : op_syntax(op))};
   for (std::size_t i = 0; i < op.args.size(); ++i) {
     const OpArg& a = op.args[i];
-    std::string text = i < spec.args.size() ? spec.args[i] : a.fallback;
+    std::string text = i < spec.args.size() ? spec.args[i] : (a.fallback ? a.fallback : "");
     if (a.kind == ArgKind::kernel || a.kind == ArgKind::text) {
       for (std::size_t j = i + 1; j < spec.args.size(); ++j) text += ":" + spec.args[j];
       if (a.kind == ArgKind::kernel) v.kernel = parse_kernel_arg(op, text);
