@@ -13,9 +13,32 @@
 #include "fuzz_util.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/filter.hpp"
+#include "wk/image/geometry.hpp"
 #include "wk/image/pipeline.hpp"
 
 using wk::fuzz::check;
+
+namespace {
+
+// The size the pipeline's geometry ops give a width x height image: a quarter turn and a
+// transpose swap the sides, a crop takes its region's size; the other ops keep it.
+std::pair<int, int> expected_size(const std::vector<wk::image::OpSpec>& ops, int w, int h) {
+  for (const auto& op : ops) {
+    if (op.name == "transpose" || (op.name == "rotate" && !op.args.empty() && op.args[0] != "180")) {
+      std::swap(w, h);
+    } else if (op.name == "crop") {
+      std::string region;
+      for (const auto& a : op.args) region += (region.empty() ? "" : ":") + a;
+      const wk::image::CropRegion r = wk::image::place_crop(wk::image::parse_crop(region), w, h);
+      w = r.width;
+      h = r.height;
+    }
+  }
+  return {w, h};
+}
+
+}  // namespace
+
 using wk::fuzz::fail;
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -72,7 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<wk::image::SideOutput> side;
   try {
     const cv::Mat out = pipeline->run(image, 0, &side);
-    check(out.rows == height && out.cols == width, "the pipeline keeps the image size");
+    const auto [want_w, want_h] = expected_size(pipeline->ops(), width, height);
+    check(out.rows == want_h && out.cols == want_w, "the result has the size the geometry ops give, the input's without them");
     check(out.depth() == CV_8U && (out.channels() == 1 || out.channels() == 3), "8-bit 1- or 3-channel result");
     for (const auto& s : side) check(!s.suffix.empty() && !s.bytes.empty(), "side outputs have a name and bytes");
   } catch (const wk::Error& e) {
