@@ -91,7 +91,7 @@ TEST_CASE("geometry ops in a pipeline: declared, chained, sizes follow, a bad ar
   cv::rotate(in, rotated, cv::ROTATE_90_CLOCKWISE);
   cv::flip(rotated(cv::Rect(2, 3, 10, 12)), expected, 1);
   CHECK(cv::norm(out, expected, cv::NORM_INF) == 0);
-  for (const char* bad : {"rotate:45", "rotate", "flip:x", "crop", "crop:abc", "transpose:1"}) {
+  for (const char* bad : {"rotate:45", "rotate", "rotate:", "flip:", "flip:x", "crop", "crop:", "crop:abc", "transpose:1"}) {
     CAPTURE(bad);
     try {
       image::Pipeline p(bad, Backend::cpu);

@@ -89,7 +89,9 @@ OpValues parse_values(const OpInfo& op, const OpSpec& spec) {
       if (a.kind == ArgKind::kernel) v.kernel = parse_kernel_arg(op, text);
       else v.text = text;
     } else if (a.kind == ArgKind::choice) {
-      if (!text.empty() && ("|" + std::string(a.choices) + "|").find("|" + text + "|") == std::string::npos)
+      // Empty only where the argument may be left without a value (sobel's derivative).
+      const bool empty_ok = text.empty() && a.fallback && !*a.fallback;
+      if (!empty_ok && ("|" + std::string(a.choices) + "|").find("|" + text + "|") == std::string::npos)
         throw ArgError{"unknown " + std::string(a.name) + " '" + text + "', expected " + a.rule};
       v.choice = text;
     } else {
