@@ -7,7 +7,6 @@
 
 #include "hash/gpu/round_batch.hpp"
 #include "hash/hd/crypt_base64.hpp"
-#include "hash/hd/shacrypt.hpp"
 #include "hash/methods/setting_text.hpp"
 #include "hash/methods/shacrypt_family.hpp"
 #include "sha256crypt_gpu.hpp"
@@ -23,19 +22,6 @@ constexpr const char* kTag = "$5$";
 SettingParse parse(std::string_view text) { return parse_shacrypt(Method::sha256crypt, kName, kTag, text); }
 
 FreshShape fresh_shape(const HashOptions& options) { return shacrypt_fresh_shape(kTag, options); }
-
-void host_hash(const Setting& s, std::string_view password, std::string& out) {
-  std::uint8_t c[32], p[hd::kMaxPasswordBytes];
-  hd::shacrypt_digest<hd::Sha256Traits>(reinterpret_cast<const std::uint8_t*>(password.data()),
-                                         std::uint32_t(password.size()),
-                                         reinterpret_cast<const std::uint8_t*>(s.salt.data()),
-                                         std::uint32_t(s.salt.size()), s.rounds, p, c);
-  char chars[hd::kSha256cryptHashChars];
-  hd::encode_sha256crypt(c, chars);
-  out.append(chars, sizeof chars);
-  wipe(p, sizeof p);
-  wipe(c, sizeof c);
-}
 
 std::unique_ptr<gpu::MethodBatch> make_batch(gpu::BatchCore& core) {
   return gpu::make_round_batch(core, gpu::detail::sha256crypt_kernels());
@@ -67,7 +53,7 @@ constinit const MethodModule sha256crypt_module{
     .salt_text = crypt_salt_text,
     .hash_chars = hd::kSha256cryptHashChars,
     .dollar_before_hash = true,
-    .host_hash = host_hash,
+    .host_hash = shacrypt_host_hash<hd::Sha256Traits, hd::kSha256cryptHashChars, hd::encode_sha256crypt>,
     .gpu = &kGpu,
     .self_test = kSelfTest,
 };

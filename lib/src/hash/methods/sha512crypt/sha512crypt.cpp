@@ -7,7 +7,6 @@
 
 #include "hash/gpu/round_batch.hpp"
 #include "hash/hd/crypt_base64.hpp"
-#include "hash/hd/shacrypt.hpp"
 #include "hash/methods/setting_text.hpp"
 #include "hash/methods/shacrypt_family.hpp"
 #include "sha512crypt_gpu.hpp"
@@ -23,19 +22,6 @@ constexpr const char* kTag = "$6$";
 SettingParse parse(std::string_view text) { return parse_shacrypt(Method::sha512crypt, kName, kTag, text); }
 
 FreshShape fresh_shape(const HashOptions& options) { return shacrypt_fresh_shape(kTag, options); }
-
-void host_hash(const Setting& s, std::string_view password, std::string& out) {
-  std::uint8_t c[64], p[hd::kMaxPasswordBytes];
-  hd::shacrypt_digest<hd::Sha512Traits>(reinterpret_cast<const std::uint8_t*>(password.data()),
-                                         std::uint32_t(password.size()),
-                                         reinterpret_cast<const std::uint8_t*>(s.salt.data()),
-                                         std::uint32_t(s.salt.size()), s.rounds, p, c);
-  char chars[hd::kSha512cryptHashChars];
-  hd::encode_sha512crypt(c, chars);
-  out.append(chars, sizeof chars);
-  wipe(p, sizeof p);
-  wipe(c, sizeof c);
-}
 
 std::unique_ptr<gpu::MethodBatch> make_batch(gpu::BatchCore& core) {
   return gpu::make_round_batch(core, gpu::detail::sha512crypt_kernels());
@@ -69,7 +55,7 @@ constinit const MethodModule sha512crypt_module{
     .salt_text = crypt_salt_text,
     .hash_chars = hd::kSha512cryptHashChars,
     .dollar_before_hash = true,
-    .host_hash = host_hash,
+    .host_hash = shacrypt_host_hash<hd::Sha512Traits, hd::kSha512cryptHashChars, hd::encode_sha512crypt>,
     .gpu = &kGpu,
     .self_test = kSelfTest,
 };
