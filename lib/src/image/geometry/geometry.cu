@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/rung_table.hpp"
+#include "image/geometry/geometry_check.hpp"
 #include "image/rungs.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -166,9 +167,7 @@ const wk::detail::Ladder<RemapCall> kLadder{"geometry", kRungs, kTuning};
 void check_views(const char* op, ConstImageView s, ImageView d, int out_w, int out_h) {
   if (s.channels != 1 && s.channels != 3 && s.channels != 4)
     throw Error(ErrorCategory::usage, std::string(op) + ": images have 1, 3 or 4 channels, not " + std::to_string(s.channels));
-  if (d.channels != s.channels || d.width != out_w || d.height != out_h)
-    throw Error(ErrorCategory::usage, std::string(op) + ": the destination must be " + std::to_string(out_w) + "x" +
-                                          std::to_string(out_h) + " with " + std::to_string(s.channels) + " channels");
+  detail::check_geometry_destination(op, s, d, out_w, out_h);
 }
 
 const char* run(const char* op, ConstImageView s, ImageView d, const PixelMap& m, int out_w, int out_h, cudaStream_t stream,

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <string>
 
+#include "image/geometry/geometry_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/geometry.hpp"
 
@@ -14,13 +15,7 @@ namespace {
 cv::Mat mat(ConstImageView v) { return cv::Mat(v.height, v.width, CV_8UC(v.channels), const_cast<std::uint8_t*>(v.data), v.pitch_bytes); }
 cv::Mat mat(ImageView v) { return cv::Mat(v.height, v.width, CV_8UC(v.channels), v.data, v.pitch_bytes); }
 
-// OpenCV writes into the view's memory: the destination must have the expected size already.
-void check_out(const char* op, ConstImageView s, ImageView d, int w, int h) {
-  if (d.width != w || d.height != h || d.channels != s.channels)
-    throw Error(ErrorCategory::usage, std::string(op) + ": the destination must be " + std::to_string(w) + "x" + std::to_string(h) +
-                                          " with " + std::to_string(s.channels) + " channels");
-}
-
+// OpenCV's result into the caller's memory, which check_geometry_destination has sized.
 void into(const cv::Mat& result, ImageView d) { result.copyTo(mat(d)); }
 
 [[noreturn]] void bad_crop(std::string_view text) {
@@ -37,6 +32,12 @@ int read_number(std::string_view t, std::size_t& pos) {
 }
 
 }  // namespace
+
+void detail::check_geometry_destination(const char* op, ConstImageView s, ImageView d, int w, int h) {
+  if (d.width != w || d.height != h || d.channels != s.channels)
+    throw Error(ErrorCategory::usage, std::string(op) + ": the destination must be " + std::to_string(w) + "x" + std::to_string(h) +
+                                          " with " + std::to_string(s.channels) + " channels");
+}
 
 CropRegion parse_crop(std::string_view text) {
   CropRegion r;
@@ -81,7 +82,7 @@ CropRegion place_crop(const CropRegion& region, int width, int height) {
 }
 
 void flip_cpu(ConstImageView src, ImageView dst, FlipAxis axis) {
-  check_out("flip", src, dst, src.width, src.height);
+  detail::check_geometry_destination("flip", src, dst, src.width, src.height);
   if (src.empty()) return;
   cv::Mat out;
   cv::flip(mat(src), out, axis == FlipAxis::horizontal ? 1 : 0);
@@ -92,7 +93,7 @@ void rotate_cpu(ConstImageView src, ImageView dst, int degrees) {
   if (degrees != 90 && degrees != 180 && degrees != 270)
     throw Error(ErrorCategory::usage, "rotate: the angle must be 90, 180 or 270, not " + std::to_string(degrees));
   const bool swap = degrees != 180;
-  check_out("rotate", src, dst, swap ? src.height : src.width, swap ? src.width : src.height);
+  detail::check_geometry_destination("rotate", src, dst, swap ? src.height : src.width, swap ? src.width : src.height);
   if (src.empty()) return;
   cv::Mat out;
   cv::rotate(mat(src), out, degrees == 90 ? cv::ROTATE_90_CLOCKWISE : degrees == 180 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
@@ -100,7 +101,7 @@ void rotate_cpu(ConstImageView src, ImageView dst, int degrees) {
 }
 
 void transpose_cpu(ConstImageView src, ImageView dst) {
-  check_out("transpose", src, dst, src.height, src.width);
+  detail::check_geometry_destination("transpose", src, dst, src.height, src.width);
   if (src.empty()) return;
   cv::Mat out;
   cv::transpose(mat(src), out);
