@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wk/core/buffer.hpp"
@@ -57,6 +58,11 @@ struct Operation {
   std::string name;
   std::function<void(cv::Mat&, RunState&)> cpu;
   std::function<void(GpuFrame&, cudaStream_t, RunState&)> gpu;
+  bool analysis = false;  // reads the image and leaves it unchanged (histogram): side outputs only
+  // As the first op: the largest JPEG DCT scale denominator (1, 2, 4 or 8) at which a width x
+  // height input (EXIF orientation applied) still holds every pixel the op keeps (thumbnail);
+  // empty: 1, the op needs the image at full size.
+  std::function<int(int width, int height)> jpeg_shrink;
 };
 
 struct OpDecl {
@@ -72,9 +78,15 @@ inline ImageView view(cv::Mat& m) { return {m.data, m.cols, m.rows, m.step[0], m
 Operation same_shape_operation(const char* name, std::function<void(ConstImageView, ImageView)> cpu,
                                std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu);
 
+// An op whose output is `size(width, height)` of the input's, with the input's channels
+// (geometry, resize).
+using SizeOf = std::function<std::pair<int, int>(int width, int height)>;
+Operation sized_operation(const char* name, SizeOf size, std::function<void(ConstImageView, ImageView)> cpu,
+                          std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu);
+
 // The declarations, one per file; kOps in ops.cpp lists them in --help order.
 extern const OpDecl kGrayOp, kHistogramOp, kEqualizeOp, kConvOp, kGaussOp, kBoxOp, kSobelOp, kLaplacianOp, kSharpenOp,
-    kInvertOp, kFlipOp, kRotateOp, kTransposeOp, kCropOp;
+    kInvertOp, kFlipOp, kRotateOp, kTransposeOp, kCropOp, kResizeOp, kThumbnailOp;
 
 }  // namespace wk::image::detail
 

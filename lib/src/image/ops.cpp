@@ -16,7 +16,7 @@ namespace {
 // --help order.
 const OpDecl* const kOps[] = {&kGrayOp,   &kHistogramOp, &kEqualizeOp,  &kConvOp,      &kGaussOp,
                               &kBoxOp,    &kSobelOp,     &kLaplacianOp, &kSharpenOp,   &kInvertOp,
-                              &kFlipOp,   &kRotateOp,    &kTransposeOp, &kCropOp};
+                              &kThumbnailOp, &kResizeOp, &kFlipOp,  &kRotateOp,   &kTransposeOp, &kCropOp};
 
 const OpDecl* find_decl(std::string_view name) {
   for (const OpDecl* d : kOps)
@@ -113,22 +113,29 @@ void check_numbers(const OpInfo& op, std::span<const double> numbers) {
   }
 }
 
-Operation same_shape_operation(const char* name, std::function<void(ConstImageView, ImageView)> cpu,
-                               std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu) {
+Operation sized_operation(const char* name, SizeOf size, std::function<void(ConstImageView, ImageView)> cpu,
+                          std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu) {
   Operation op;
   op.name = name;
-  op.cpu = [cpu](cv::Mat& img, RunState&) {
-    cv::Mat out(img.rows, img.cols, img.type());
+  op.cpu = [size, cpu](cv::Mat& img, RunState&) {
+    const auto [w, h] = size(img.cols, img.rows);
+    cv::Mat out(h, w, img.type());
     cpu(const_view(img), view(out));
     img = out;
   };
-  op.gpu = [gpu](GpuFrame& f, cudaStream_t s, RunState&) {
+  op.gpu = [size, gpu](GpuFrame& f, cudaStream_t s, RunState&) {
     const DeviceImage& in = f.current();
-    DeviceImage& out = f.next(in.width(), in.height(), in.channels());
+    const auto [w, h] = size(in.width(), in.height());
+    DeviceImage& out = f.next(w, h, in.channels());
     gpu(in.view(), out.view(), s);
     f.swap();
   };
   return op;
+}
+
+Operation same_shape_operation(const char* name, std::function<void(ConstImageView, ImageView)> cpu,
+                               std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu) {
+  return sized_operation(name, [](int w, int h) { return std::pair<int, int>{w, h}; }, std::move(cpu), std::move(gpu));
 }
 
 Operation bind_operation(const OpSpec& spec, const PipelineOptions& options) {

@@ -75,6 +75,17 @@ Backend Pipeline::backend() const { return impl_->backend; }
 const std::vector<OpSpec>& Pipeline::ops() const { return impl_->specs; }
 const PipelineOptions& Pipeline::options() const { return impl_->options; }
 
+bool Pipeline::analysis_only() const {
+  for (const auto& op : impl_->ops)
+    if (!op.analysis) return false;
+  return true;
+}
+
+int Pipeline::jpeg_shrink(int width, int height) const {
+  const auto& ops = impl_->ops;
+  return ops.empty() || !ops.front().jpeg_shrink ? 1 : ops.front().jpeg_shrink(width, height);
+}
+
 cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>* side_outputs, const DeviceSink& sink) {
   if (image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
     throw Error(ErrorCategory::unsupported, "pipeline input must be 8-bit with 1 or 3 channels");

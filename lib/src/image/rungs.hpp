@@ -17,5 +17,6 @@ std::span<const RungInfo> laplacian_rungs();  // laplacian/laplacian.cpp
 std::span<const RungInfo> sharpen_rungs();    // sharpen/sharpen.cpp
 std::span<const RungInfo> invert_rungs();     // invert/invert.cu
 std::span<const RungInfo> geometry_rungs();   // geometry/geometry.cu: flip, rotate, transpose, crop
+std::span<const RungInfo> resize_rungs();     // resize/resize.cu: resize, thumbnail
 
 }  // namespace wk::image::detail

@@ -85,6 +85,13 @@ class Pipeline {
 
   Backend backend() const;
   const std::vector<OpSpec>& ops() const;
+  // True when every operation only reads the image (histogram): the result is the input, and a
+  // job writes the side outputs only, no re-encoded copy.
+  bool analysis_only() const;
+  // The largest JPEG DCT scale denominator (1, 2, 4 or 8) a width x height input (EXIF
+  // orientation applied) may be decoded at without losing what the first operation keeps
+  // (thumbnail: the reduced image is still at least the thumbnail's size); 1 for the others.
+  int jpeg_shrink(int width, int height) const;
   const PipelineOptions& options() const;
 
  private:

@@ -1,5 +1,5 @@
 // The geometry operations: flip, rotate, transpose and crop. The output's size follows from the
-// input's, so each binds through geometry_operation.
+// input's, so each binds through sized_operation.
 #include <functional>
 #include <utility>
 
@@ -13,27 +13,6 @@ namespace {
 
 using Size = std::pair<int, int>;  // width, height
 
-// An op whose output size is `size(width, height)` of the input's, with the input's channels.
-Operation geometry_operation(const char* name, std::function<Size(int, int)> size, std::function<void(ConstImageView, ImageView)> cpu,
-                             std::function<void(ConstImageView, ImageView, cudaStream_t)> gpu) {
-  Operation op;
-  op.name = name;
-  op.cpu = [size, cpu](cv::Mat& img, RunState&) {
-    const auto [w, h] = size(img.cols, img.rows);
-    cv::Mat out(h, w, img.type());
-    cpu(const_view(img), view(out));
-    img = out;
-  };
-  op.gpu = [size, gpu](GpuFrame& f, cudaStream_t s, RunState&) {
-    const DeviceImage& in = f.current();
-    const auto [w, h] = size(in.width(), in.height());
-    DeviceImage& out = f.next(w, h, in.channels());
-    gpu(in.view(), out.view(), s);
-    f.swap();
-  };
-  return op;
-}
-
 Size same(int w, int h) { return {w, h}; }
 Size swapped(int w, int h) { return {h, w}; }
 
@@ -43,7 +22,7 @@ constexpr OpArg kFlipArgs[] = {
 
 Operation bind_flip(const OpValues& v, const PipelineOptions&) {
   const FlipAxis axis = v.choice == "h" ? FlipAxis::horizontal : FlipAxis::vertical;
-  return geometry_operation(
+  return sized_operation(
       "flip", same, [axis](ConstImageView in, ImageView out) { flip_cpu(in, out, axis); },
       [axis](ConstImageView in, ImageView out, cudaStream_t s) { flip(in, out, axis, s); });
 }
@@ -54,13 +33,13 @@ constexpr OpArg kRotateArgs[] = {
 
 Operation bind_rotate(const OpValues& v, const PipelineOptions&) {
   const int degrees = std::stoi(v.choice);
-  return geometry_operation(
+  return sized_operation(
       "rotate", degrees == 180 ? same : swapped, [degrees](ConstImageView in, ImageView out) { rotate_cpu(in, out, degrees); },
       [degrees](ConstImageView in, ImageView out, cudaStream_t s) { rotate(in, out, degrees, s); });
 }
 
 Operation bind_transpose(const OpValues&, const PipelineOptions&) {
-  return geometry_operation(
+  return sized_operation(
       "transpose", swapped, [](ConstImageView in, ImageView out) { transpose_cpu(in, out); },
       [](ConstImageView in, ImageView out, cudaStream_t s) { transpose(in, out, s); });
 }
@@ -72,7 +51,7 @@ constexpr OpArg kCropArgs[] = {
 Operation bind_crop(const OpValues& v, const PipelineOptions&) {
   const CropRegion region = parse_crop(v.text);  // the syntax now; the fit per image
   auto placed = [region](int w, int h) { return place_crop(region, w, h); };
-  return geometry_operation(
+  return sized_operation(
       "crop", [placed](int w, int h) { const CropRegion r = placed(w, h); return Size{r.width, r.height}; },
       [placed](ConstImageView in, ImageView out) {
         const CropRegion r = placed(in.width, in.height);

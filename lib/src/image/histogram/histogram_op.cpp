@@ -29,6 +29,7 @@ Operation bind(const OpValues&, const PipelineOptions& options) {
   const bool plot = options.plot;
   Operation op;
   op.name = "histogram";
+  op.analysis = true;
   op.cpu = [plot](cv::Mat& img, RunState& st) {
     std::vector<std::uint32_t> hist(std::size_t(img.channels()) * kHistogramBins);
     histogram_cpu(const_view(img), hist);
