@@ -7,6 +7,10 @@
 namespace {
 
 constexpr const char* kFooter = R"(Examples:
+  wk-image thumbnail:1920x1080 -o thumbs/ photos/   fit every photo inside 1920x1080 (never enlarged)
+  wk-image resize:50% -o half/ photos/        half the size a side (area averaging)
+  wk-image resize:640x480:fill:lanczos -o out/ photos/   cover 640x480, cut from the centre
+  wk-image thumbnail:800,sharpen --format webp --quality 80 -o web/ photos/
   wk-image gray -o gray/ photos/              convert every image below photos/ to gray
   wk-image gray,gauss:5,equalize -o out/ photos/   a chain: intermediates stay on the GPU
   wk-image hist --plot -o out/ a.png          out/a.png plus out/a.hist.csv and out/a.hist.png
@@ -26,10 +30,16 @@ Files:
   root in OUTDIR, with the same name and format (or --format's: one this build writes, checked
   before any work).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
-  EXIF orientation applied, alpha dropped (GPU JPEG decode: see below). Lossless outputs
-  (PNG, BMP, PNM, TIFF, WebP lossless) are bit-identical to OpenCV's result (a gray .ppm holds
-  the gray value in all three channels, since PPM is colour-only); JPEG outputs use quality 95
-  unless --quality says otherwise.
+  EXIF orientation applied (GPU JPEG decode: see below). Nothing is converted silently: an
+  input of 16 bits (or floating point) a channel is refused unless --depth 8, one with an
+  alpha channel (PNG, WebP, TIFF) unless --alpha drop; either is then converted as
+  cv::imread converts it. thumbnail decodes a JPEG at 1/2, 1/4 or 1/8 a side (libjpeg's DCT
+  scaling) when that is still at least the thumbnail's size, as vipsthumbnail does.
+  Lossless outputs (PNG, BMP, PNM, TIFF, WebP without --quality) are bit-identical to OpenCV's
+  result (a gray .ppm holds the gray value in all three channels, since PPM is colour-only);
+  JPEG outputs use quality 95 and WebP outputs are lossless unless --quality says otherwise;
+  PNG outputs use zlib level 3 unless --png-level. A pipeline that only reads the image
+  (hist) writes its side outputs only, no copy of the image.
   An existing output is replaced atomically (an unnamed temporary file in the same folder,
   fsync'ed, then renamed over it: never half-written, nothing left after a crash) unless
   --skip-existing; an output that is a symbolic link has its target replaced. Before any work,

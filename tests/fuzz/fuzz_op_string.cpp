@@ -8,6 +8,8 @@
 #include <fuzzer/FuzzedDataProvider.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <opencv2/core.hpp>
 
 #include "fuzz_util.hpp"
@@ -15,14 +17,18 @@
 #include "wk/image/filter.hpp"
 #include "wk/image/geometry.hpp"
 #include "wk/image/pipeline.hpp"
+#include "wk/image/resize.hpp"
 
 using wk::fuzz::check;
 
 namespace {
 
-// The size the pipeline's geometry ops give a width x height image: a quarter turn and a
-// transpose swap the sides, a crop takes its region's size; the other ops keep it.
-std::pair<int, int> expected_size(const std::vector<wk::image::OpSpec>& ops, int w, int h) {
+// The size the pipeline's geometry and resampling ops give a width x height image: a quarter
+// turn and a transpose swap the sides, a crop takes its region's size, resize and thumbnail
+// their plan's; the other ops keep it.
+// `peak`: the most pixels of any intermediate result.
+std::pair<int, int> expected_size(const std::vector<wk::image::OpSpec>& ops, int w, int h, long long& peak) {
+  peak = static_cast<long long>(w) * h;
   for (const auto& op : ops) {
     if (op.name == "transpose" || (op.name == "rotate" && !op.args.empty() && op.args[0] != "180")) {
       std::swap(w, h);
@@ -32,6 +38,17 @@ std::pair<int, int> expected_size(const std::vector<wk::image::OpSpec>& ops, int
       const wk::image::CropRegion r = wk::image::place_crop(wk::image::parse_crop(region), w, h);
       w = r.width;
       h = r.height;
+    } else if ((op.name == "resize" || op.name == "thumbnail") && !op.args.empty()) {
+      // SIZE, then words: a fit mode sets the plan; the interpolations do not change the size.
+      wk::image::FitMode mode = wk::image::FitMode::fit;
+      for (std::size_t i = 1; i < op.args.size(); ++i) {
+        if (op.args[i] == "fill") mode = wk::image::FitMode::fill;
+        if (op.args[i] == "exact") mode = wk::image::FitMode::exact;
+      }
+      const auto plan = wk::image::plan_resize(wk::image::parse_resize_size(op.args[0]), mode, w, h, op.name == "thumbnail");
+      w = plan.width;
+      h = plan.height;
+      peak = std::max(peak, static_cast<long long>(plan.scaled_width) * plan.scaled_height);
     }
   }
   return {w, h};
@@ -94,9 +111,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (int x = 0; x < width * channels; ++x) image.ptr<std::uint8_t>(y)[x] = std::uint8_t(seed * 31 + y * 7 + x * 13);
   std::vector<wk::image::SideOutput> side;
   try {
+    long long peak = 0;
+    const auto [want_w, want_h] = expected_size(pipeline->ops(), width, height, peak);
+    if (peak > (1 << 22)) return 0;  // a resize to a huge size: valid, but only slow here
     const cv::Mat out = pipeline->run(image, 0, &side);
-    const auto [want_w, want_h] = expected_size(pipeline->ops(), width, height);
-    check(out.rows == want_h && out.cols == want_w, "the result has the size the geometry ops give, the input's without them");
+    check(out.rows == want_h && out.cols == want_w, "the result has the size the geometry and resampling ops give, the input's without them");
     check(out.depth() == CV_8U && (out.channels() == 1 || out.channels() == 3), "8-bit 1- or 3-channel result");
     for (const auto& s : side) check(!s.suffix.empty() && !s.bytes.empty(), "side outputs have a name and bytes");
   } catch (const wk::Error& e) {

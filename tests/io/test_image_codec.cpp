@@ -143,19 +143,31 @@ TEST_CASE("can_encode and writable_formats: what this build writes", "[io]") {
   CHECK_THAT(all, !Catch::Contains("gif"));
 }
 
-TEST_CASE("decode_image keeps 1-channel images, drops alpha, and gives 8 bits", "[io]") {
+TEST_CASE("decode_image keeps 1-channel images; alpha and 16 bits only on request, as cv::imread converts them", "[io]") {
   const cv::Mat gray = test::random_image(9, 7, 1, 3);
   cv::Mat g = io::decode_image(encode(gray, ".png"));
   CHECK(g.channels() == 1);
   CHECK(cv::norm(g, gray, cv::NORM_INF) == 0);
 
+  auto category = [](const std::vector<std::uint8_t>& b) {
+    try {
+      io::decode_image(b);
+    } catch (const Error& e) {
+      return e.category();
+    }
+    return ErrorCategory::internal;
+  };
+  io::DecodeOptions convert;
+  convert.drop_alpha = convert.to_8bit = true;
   const cv::Mat bgra = test::random_image(9, 7, 4, 4);
-  cv::Mat c = io::decode_image(encode(bgra, ".png"));
+  CHECK(category(encode(bgra, ".png")) == ErrorCategory::unsupported);
+  cv::Mat c = io::decode_image(encode(bgra, ".png"), convert);
   CHECK(c.channels() == 3);
   CHECK(cv::norm(c, cv::imdecode(encode(bgra, ".png"), cv::IMREAD_COLOR), cv::NORM_INF) == 0);
 
   cv::Mat deep(5, 6, CV_16UC3, cv::Scalar(1000, 20000, 65535));
-  cv::Mat d = io::decode_image(encode(deep, ".png"));
+  CHECK(category(encode(deep, ".png")) == ErrorCategory::unsupported);
+  cv::Mat d = io::decode_image(encode(deep, ".png"), convert);
   CHECK(d.depth() == CV_8U);
   CHECK(cv::norm(d, cv::imdecode(encode(deep, ".png"), cv::IMREAD_COLOR), cv::NORM_INF) == 0);
 }
@@ -210,7 +222,10 @@ TEST_CASE("JPEG 2000, Sun raster and PFM are decoded from their files, never thr
     } catch (const Error& e) {
       CHECK(e.category() == ErrorCategory::unsupported);
     }
-    const cv::Mat got = io::decode_image(b, file);
+    io::DecodeOptions options;
+    options.to_8bit = std::string(ext) == ".pfm";  // floating point: converted only on request
+    if (options.to_8bit) CHECK_THROWS_AS(io::decode_image(b, file), Error);
+    const cv::Mat got = io::decode_image(b, file, options);
     CHECK(got.cols == 64);
     CHECK(got.rows == 48);
     const cv::Mat ref = cv::imread(file.string(), cv::IMREAD_ANYCOLOR);

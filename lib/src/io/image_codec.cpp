@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "wk/core/error.hpp"
+#include "wk/io/jpeg_header.hpp"
 
 namespace wk::io {
 
@@ -83,17 +84,106 @@ bool decoded_from_files_only(std::span<const std::uint8_t> bytes) {
          (f == ImageFormat::pnm && bytes.size() >= 2 && (bytes[1] == 'F' || bytes[1] == 'f'));
 }
 
+std::uint32_t be32(const std::uint8_t* p) { return (std::uint32_t(p[0]) << 24) | (p[1] << 16) | (p[2] << 8) | p[3]; }
+
+bool png_has_alpha(std::span<const std::uint8_t> b) {
+  // IHDR first: colour type 4 (gray + alpha) or 6 (RGBA); then a tRNS chunk before the data.
+  if (b.size() < 33) return false;
+  if (b[25] == 4 || b[25] == 6) return true;
+  for (std::size_t i = 8; i + 8 <= b.size();) {
+    const std::uint32_t len = be32(&b[i]);
+    const std::string_view type(reinterpret_cast<const char*>(&b[i + 4]), 4);
+    if (type == "tRNS") return true;
+    if (type == "IDAT" || type == "IEND" || len > b.size()) return false;
+    i += 12 + std::size_t(len);
+  }
+  return false;
+}
+
+bool webp_has_alpha(std::span<const std::uint8_t> b) {
+  if (b.size() < 30) return false;
+  const std::string_view chunk(reinterpret_cast<const char*>(&b[12]), 4);
+  if (chunk == "VP8X") return (b[20] & 0x10) != 0;
+  // VP8L: signature 0x2F, then 14 bits width-1, 14 bits height-1, 1 bit alpha_is_used.
+  if (chunk == "VP8L" && b[20] == 0x2F) return (b[24] & 0x10) != 0;
+  return false;
+}
+
+bool tiff_has_alpha(std::span<const std::uint8_t> b) {
+  if (b.size() < 8 || b[2] == 43 || b[3] == 43) return false;  // BigTIFF: not looked into
+  const bool le = b[0] == 'I';
+  auto u16 = [&](std::size_t o) { return le ? b[o] | (b[o + 1] << 8) : (b[o] << 8) | b[o + 1]; };
+  auto u32 = [&](std::size_t o) { return le ? std::uint32_t(u16(o)) | (std::uint32_t(u16(o + 2)) << 16) : (std::uint32_t(u16(o)) << 16) | u16(o + 2); };
+  const std::size_t ifd = u32(4);
+  if (ifd + 2 > b.size()) return false;
+  const int entries = u16(ifd);
+  int samples = 1, photometric = -1;
+  for (int k = 0; k < entries; ++k) {
+    const std::size_t e = ifd + 2 + std::size_t(k) * 12;
+    if (e + 12 > b.size()) break;
+    const int tag = u16(e), type = u16(e + 2);
+    const int value = type == 3 ? u16(e + 8) : int(u32(e + 8));
+    if (tag == 338) return true;  // ExtraSamples
+    if (tag == 277) samples = value;
+    if (tag == 262) photometric = value;
+  }
+  return (samples == 2 && (photometric == 0 || photometric == 1)) || (samples == 4 && photometric == 2);
+}
+
 cv::Mat checked(cv::Mat img) {
   if (img.empty()) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
-  if (img.depth() != CV_8U || (img.channels() != 1 && img.channels() != 3))
-    throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+  if (img.channels() != 1 && img.channels() != 3) throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
   return img;
+}
+
+const char* format_name(ImageFormat f) {
+  switch (f) {
+    case ImageFormat::png: return "PNG";
+    case ImageFormat::tiff: return "TIFF";
+    case ImageFormat::webp: return "WebP";
+    case ImageFormat::pnm: return "PNM/PFM";
+    case ImageFormat::pam: return "PAM";
+    case ImageFormat::jpeg2000: return "JPEG 2000";
+    default: return "image";
+  }
+}
+
+// cv::imread / cv::imdecode with `flags`; OpenCV's exceptions as wk::Error{decode}.
+cv::Mat cv_decode(std::span<const std::uint8_t> bytes, const std::filesystem::path& source, bool from_file, int flags) {
+  try {
+    if (from_file) return checked(cv::imread(source.string(), flags));
+    const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
+    return checked(cv::imdecode(buf, flags));
+  } catch (const cv::Exception& e) {
+    throw Error(ErrorCategory::decode, "cannot decode image: " + short_cv_message(e));
+  }
+}
+
+// libjpeg's reduced decodes: gray stays gray, as with IMREAD_ANYCOLOR.
+int reduced_flags(std::span<const std::uint8_t> bytes, int shrink) {
+  const auto header = parse_jpeg_header(bytes);
+  const bool gray = header && header->components == 1;
+  switch (shrink) {
+    case 2: return gray ? cv::IMREAD_REDUCED_GRAYSCALE_2 : cv::IMREAD_REDUCED_COLOR_2;
+    case 4: return gray ? cv::IMREAD_REDUCED_GRAYSCALE_4 : cv::IMREAD_REDUCED_COLOR_4;
+    case 8: return gray ? cv::IMREAD_REDUCED_GRAYSCALE_8 : cv::IMREAD_REDUCED_COLOR_8;
+  }
+  return cv::IMREAD_ANYCOLOR;
 }
 }  // namespace
 
-cv::Mat decode_image(std::span<const std::uint8_t> bytes) { return decode_image(bytes, {}); }
+bool has_alpha_channel(std::span<const std::uint8_t> bytes) {
+  switch (sniff_image_format(bytes)) {
+    case ImageFormat::png: return png_has_alpha(bytes);
+    case ImageFormat::webp: return webp_has_alpha(bytes);
+    case ImageFormat::tiff: return tiff_has_alpha(bytes);
+    default: return false;
+  }
+}
 
-cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem::path& source) {
+cv::Mat decode_image(std::span<const std::uint8_t> bytes, const DecodeOptions& options) { return decode_image(bytes, {}, options); }
+
+cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem::path& source, const DecodeOptions& options) {
   if (bytes.empty()) throw Error(ErrorCategory::decode, "empty file");
   if (!jpeg_complete(bytes)) throw Error(ErrorCategory::decode, "truncated JPEG (no end-of-image marker)");
   // Debian's OpenCV picks a decoder by content and has more than warpkit sizes before decoding:
@@ -102,7 +192,8 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem:
   // its leading bytes turns down, so that marker is refused first, whatever the leading bytes.
   if (bytes.size() >= 132 && std::equal(bytes.begin() + 128, bytes.begin() + 132, "DICM"))
     throw Error(ErrorCategory::unsupported, "DICOM input is not supported (OpenCV's GDCM reader can abort on damaged files)");
-  switch (sniff_image_format(bytes)) {
+  const ImageFormat format = sniff_image_format(bytes);
+  switch (format) {
     case ImageFormat::radiance_hdr:
       // OpenCV 4.6's Radiance reader throws past its fclose: every damaged .hdr file would leak
       // a file descriptor, and a folder of them would make every later file fail (found by
@@ -117,23 +208,30 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem:
     default:
       break;
   }
-  if (decoded_from_files_only(bytes)) {
-    if (source.empty())
-      throw Error(ErrorCategory::unsupported,
-                  "JPEG 2000, Sun raster and PFM images are decoded from their files only (OpenCV would copy the data "
-                  "to a temporary file)");
-    try {
-      return checked(cv::imread(source.string(), cv::IMREAD_ANYCOLOR));
-    } catch (const cv::Exception& e) {
-      throw Error(ErrorCategory::decode, "cannot decode image: " + short_cv_message(e));
-    }
+  const bool from_file = decoded_from_files_only(bytes);
+  if (from_file && source.empty())
+    throw Error(ErrorCategory::unsupported,
+                "JPEG 2000, Sun raster and PFM images are decoded from their files only (OpenCV would copy the data "
+                "to a temporary file)");
+  if (format == ImageFormat::jpeg) {  // always 8 bits without alpha here
+    const int shrink = options.jpeg_shrink == 2 || options.jpeg_shrink == 4 || options.jpeg_shrink == 8 ? options.jpeg_shrink : 1;
+    return cv_decode(bytes, source, from_file, reduced_flags(bytes, shrink));
   }
-  const cv::Mat buf(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<std::uint8_t*>(bytes.data()));
-  try {
-    return checked(cv::imdecode(buf, cv::IMREAD_ANYCOLOR));
-  } catch (const cv::Exception& e) {
-    throw Error(ErrorCategory::decode, "cannot decode image: " + short_cv_message(e));
-  }
+  if (!options.drop_alpha && has_alpha_channel(bytes))
+    throw Error(ErrorCategory::unsupported, std::string(format_name(format)) +
+                                                " with an alpha channel: the operations take 1 or 3 channels (--alpha drop "
+                                                "removes it)");
+  // The true depth first (one decode); only an image that must be reduced to 8 bits is decoded
+  // again, the way OpenCV reduces it.
+  cv::Mat img = cv_decode(bytes, source, from_file, cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH);
+  if (img.depth() == CV_8U) return img;
+  const std::string depth = img.depth() == CV_16U ? "16-bit" : img.depth() == CV_32F ? "floating-point" : "deep";
+  if (!options.to_8bit)
+    throw Error(ErrorCategory::unsupported, depth + " " + format_name(format) +
+                                                ": the operations take 8-bit images (--depth 8 converts it)");
+  img = cv_decode(bytes, source, from_file, cv::IMREAD_ANYCOLOR);
+  if (img.depth() != CV_8U) throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+  return img;
 }
 
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path, const EncodeOptions& options) {
@@ -141,6 +239,8 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesyst
   if (ext.empty()) throw Error(ErrorCategory::usage, path.string() + ": no file extension to choose the output format");
   std::vector<int> params;
   if (is_jpeg_path(path)) params = {cv::IMWRITE_JPEG_QUALITY, options.jpeg_quality};
+  if (ext == ".webp") params = {cv::IMWRITE_WEBP_QUALITY, options.webp_quality >= 1 && options.webp_quality <= 100 ? options.webp_quality : 101};
+  if (ext == ".png") params = {cv::IMWRITE_PNG_COMPRESSION, options.png_level};
   // PPM holds only colour: a 1-channel result is written with the gray value in all three
   // channels (lossless; reading it back as gray gives the same pixels).
   cv::Mat to_write = image;

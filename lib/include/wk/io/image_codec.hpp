@@ -12,20 +12,35 @@
 
 namespace wk::io {
 
+// How decode_image treats what warpkit's operations cannot take (8 bits, 1 or 3 channels):
+// without the flags such an image is refused with wk::Error{unsupported} naming the flag that
+// converts it; nothing is converted silently.
+struct DecodeOptions {
+  int jpeg_shrink = 1;      // JPEG: decode at 1/2, 1/4 or 1/8 a side through libjpeg's DCT scaling
+  bool to_8bit = false;     // 16-bit and float images: reduced to 8 bits as cv::imread(IMREAD_COLOR) does
+  bool drop_alpha = false;  // images with an alpha channel: the alpha is dropped as cv::imread does
+};
+
 // Decodes like cv::imread(path, IMREAD_COLOR) except that 1-channel images stay 1-channel:
-// 8-bit, EXIF orientation applied, alpha dropped (OpenCV's IMREAD_ANYCOLOR). The format is
-// taken from the content, not the extension. Throws wk::Error{decode} with the reason for an
-// empty file, bytes that no codec recognises, or a JPEG without its end-of-image marker
-// (OpenCV would return the partial picture; warpkit calls it truncated). Only the formats
-// probe_dimensions sizes go to OpenCV (sniff_image_format: jpeg .. jpeg2000); Radiance HDR
-// (OpenCV 4.6's reader leaks a file descriptor per damaged file) and DICOM (GDCM can abort the
-// process) are refused with wk::Error{unsupported}, anything else with {decode}.
-cv::Mat decode_image(std::span<const std::uint8_t> bytes);
+// 8-bit, EXIF orientation applied (OpenCV's IMREAD_ANYCOLOR), and an image of more than 8 bits
+// or with an alpha channel refused unless `options` say to convert it. The format is taken from
+// the content, not the extension. Throws wk::Error{decode} with the reason for an empty file,
+// bytes that no codec recognises, or a JPEG without its end-of-image marker (OpenCV would return
+// the partial picture; warpkit calls it truncated). Only the formats probe_dimensions sizes go to
+// OpenCV (sniff_image_format: jpeg .. jpeg2000); Radiance HDR (OpenCV 4.6's reader leaks a file
+// descriptor per damaged file) and DICOM (GDCM can abort the process) are refused with
+// wk::Error{unsupported}, anything else with {decode}.
+cv::Mat decode_image(std::span<const std::uint8_t> bytes, const DecodeOptions& options = {});
 // The same for the bytes read from `source`. OpenCV decodes JPEG 2000, Sun raster and PFM only
 // from files: from memory it would copy the data to a temporary file of its own in /tmp, outside
 // the job. Those formats are decoded from `source` instead; without one they are refused
 // (wk::Error{unsupported}).
-cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem::path& source);
+cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem::path& source, const DecodeOptions& options = {});
+
+// True when the file's header declares an alpha channel: PNG (gray + alpha, RGBA, or a tRNS
+// transparency chunk), WebP (the VP8X alpha flag, or a lossless image marked as using alpha) and
+// TIFF (extra samples, or 2 or 4 samples a pixel). Other formats: false.
+bool has_alpha_channel(std::span<const std::uint8_t> bytes);
 
 // Image formats by their leading bytes, as OpenCV's imdecode tells them apart (whatever the
 // file's name). DICOM ("DICM" at byte 128) is not a format here: OpenCV's GDCM decoder takes
@@ -67,9 +82,14 @@ bool jpeg_complete(std::span<const std::uint8_t> bytes);
 
 struct EncodeOptions {
   int jpeg_quality = 95;  // OpenCV's default
+  // WebP: 1..100 writes lossy WebP at that quality; 0 (the default) writes lossless WebP, so that
+  // nothing is lost unless a quality is asked for.
+  int webp_quality = 0;
+  int png_level = 3;  // PNG zlib level, 0 (none, fastest) .. 9 (smallest); 3 is OpenCV's default
 };
 
-// Encodes in the format named by `path`'s extension. Throws wk::Error{unsupported} when OpenCV
+// Encodes in the format named by `path`'s extension, at `options`' quality or level for JPEG,
+// WebP and PNG. Throws wk::Error{unsupported} when OpenCV
 // cannot write that format, wk::Error{usage} when the extension is missing.
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path,
                                        const EncodeOptions& options = {});
