@@ -1,8 +1,11 @@
 // wk-opencv-baseline: the OpenCV peer of `wk-image gray,gauss:5,hist` over a folder, for
 // tools/bench-image-folder.sh. N threads, each: read, cv::imdecode, cvtColor BGR2GRAY,
-// GaussianBlur 5x5, calcHist (256 bins, written as CSV), imencode, write.
+// GaussianBlur 5x5, calcHist (256 bins, written as CSV), imencode, write. With --thumbnail WxH,
+// the peer of `wk-image thumbnail:WxH` instead: cv::imdecode at half size (IMREAD_REDUCED_COLOR_2,
+// libjpeg's DCT scaling), cv::resize INTER_AREA to fit inside the box, imencode, write.
 //
-//   wk-opencv-baseline -o OUTDIR [--threads N] [--format jpg|png] [--quality Q] [--decode-only | --encode-only] INPUTDIR
+//   wk-opencv-baseline -o OUTDIR [--threads N] [--format jpg|png] [--quality Q] [--thumbnail WxH]
+//                      [--decode-only | --encode-only] INPUTDIR
 // --decode-only times read + decode alone (the decode bound); --encode-only first computes every
 // blurred image (untimed, all held in memory), then times encode + write alone (the encode bound
 // of the job's outputs, e.g. zlib's for PNG).
@@ -12,7 +15,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -27,14 +33,21 @@ int main(int argc, char** argv) {
   std::string format = "jpg";
   int quality = 90;
   bool decode_only = false, encode_only = false;
+  std::string thumbnail;
   app.add_option("input", in, "Folder of images")->required()->check(CLI::ExistingDirectory);
   app.add_option("-o,--output", out, "Output folder")->required();
   app.add_option("--threads", threads, "Threads")->check(CLI::Range(1, 1024));
   app.add_option("--format", format, "Output format: jpg or png");
   app.add_option("--quality", quality, "JPEG quality")->check(CLI::Range(1, 100));
+  app.add_option("--thumbnail", thumbnail, "Fit inside WxH from a half-size decode, INTER_AREA (no gray, blur or histogram)");
   auto* dec = app.add_flag("--decode-only", decode_only, "Only read and decode (the decode bound)");
   app.add_flag("--encode-only", encode_only, "Time only the encode and write of the job's results (the encode bound)")->excludes(dec);
   CLI11_PARSE(app, argc, argv);
+  int box_w = 0, box_h = 0;
+  if (!thumbnail.empty() && std::sscanf(thumbnail.c_str(), "%dx%d", &box_w, &box_h) != 2) {
+    fmt::print(stderr, "--thumbnail: expected WxH, not '{}'\n", thumbnail);
+    return 2;
+  }
 
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(in))
@@ -54,9 +67,17 @@ int main(int argc, char** argv) {
   auto compute = [&](std::size_t i, cv::Mat& blur, cv::Mat& hist) {
     std::ifstream f(files[i], std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(f)), {});
-    cv::Mat img = cv::imdecode(cv::Mat(1, int(bytes.size()), CV_8UC1, bytes.data()), cv::IMREAD_COLOR);
+    const int flags = box_w ? cv::IMREAD_REDUCED_COLOR_2 : cv::IMREAD_COLOR;
+    cv::Mat img = cv::imdecode(cv::Mat(1, int(bytes.size()), CV_8UC1, bytes.data()), flags);
     if (img.empty()) return false;
     if (decode_only) return true;
+    if (box_w) {  // fit the full-size image's box, aspect kept, never enlarged
+      const double scale = std::min({1.0, box_w / (2.0 * img.cols), box_h / (2.0 * img.rows)}) * 2;
+      const cv::Size size(std::max(1, int(std::lround(img.cols * scale))), std::max(1, int(std::lround(img.rows * scale))));
+      if (size == img.size()) blur = img;
+      else cv::resize(img, blur, size, 0, 0, cv::INTER_AREA);
+      return true;
+    }
     cv::Mat gray;
     cv::cvtColor(img, gray, cv::COLOR_BGR2GRAY);
     cv::GaussianBlur(gray, blur, {5, 5}, 0);
@@ -71,6 +92,7 @@ int main(int argc, char** argv) {
     cv::imencode("." + format, blur, enc, params);
     const fs::path stem = out / files[i].stem();
     std::ofstream(fs::path(stem).concat("." + format), std::ios::binary).write(reinterpret_cast<const char*>(enc.data()), std::streamsize(enc.size()));
+    if (hist.empty()) return;
     std::ofstream csv(fs::path(stem).concat(".hist.csv"));
     csv << "bin,count\n";
     for (int b = 0; b < 256; ++b) csv << b << ',' << long(hist.at<float>(b)) << '\n';

@@ -16,7 +16,13 @@
 # batches 64 and 128), OpenCV's decode-only and encode-only rates on the same threads.
 #   bash tools/bench-image-folder.sh BUILD_DIR [COUNT] [SIZE] [OPS]
 # WK_BENCH_LONG=N also runs the defaults over N files (the dataset copied N/COUNT times) for the
-# steady rate and memory of a long job.
+# steady rate and memory of a long job. WK_BENCH_QUALITY sets the JPEG quality of the outputs
+# (default 90).
+# The thumbnail job (OPS thumbnail:WxH, e.g. `bash tools/bench-image-folder.sh build 3000 3840x2160
+# thumbnail:1920x1080` with WK_BENCH_QUALITY=85): JPEG outputs only, the OpenCV baseline decodes at
+# half size (IMREAD_REDUCED_COLOR_2) and fits with INTER_AREA, and with WK_VIPS=PATH/run.sh
+# (../shared/device-peers' libvips) vipsthumbnail runs too, one process per core over slices of
+# the file list (VIPS_CONCURRENCY=1, 20 files a process), timed exec to exit.
 # Outputs (warpkit's and OpenCV's alike) go to WK_BENCH_OUT, by default a folder in /dev/shm when it
 # has 16 GB free, else under WK_BENCH_DIR: on a disk, runs that write gigabytes slow down one
 # after another as dirty pages pile up (H100 machine: a 3000-file job from 960 to 540 img/s over
@@ -27,6 +33,13 @@ BUILD=${1:?build dir}
 COUNT=${2:-300}
 SIZE=${3:-3840x2160}
 OPS=${4:-gray,gauss:5,hist}
+QUALITY=${WK_BENCH_QUALITY:-90}
+THUMB=""
+FORMATS="jpg png"
+if [[ $OPS == thumbnail:* ]]; then
+  THUMB=${OPS#thumbnail:}
+  FORMATS=jpg
+fi
 WORK=${WK_BENCH_DIR:-/tmp/wk-folder-bench}
 T=$(nproc)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +51,7 @@ if [ -z "${WK_BENCH_OUT:-}" ]; then
 fi
 OUTS=$WK_BENCH_OUT
 mkdir -p "$OUTS"
-trap 'rm -rf "$OUTS/o-wk" "$OUTS/o-cv" "$OUTS/o-dec"' EXIT  # gigabytes of outputs, in memory on /dev/shm
+trap 'rm -rf "$OUTS/o-wk" "$OUTS/o-cv" "$OUTS/o-dec" "$OUTS/o-vips"' EXIT  # gigabytes of outputs, in memory on /dev/shm
 if [ ! -f "$WORK/in-$COUNT-$SIZE.done" ]; then
   rm -rf "$WORK/in" "$WORK"/in-*.done
   "$BUILD/samples/wk-make-images" -o "$WORK/in" --count "$COUNT" --size "$SIZE" --formats jpg --quality 90
@@ -129,7 +142,7 @@ wk() {
   local in=$1 fmt=$2
   shift 2
   rm -rf "$OUTS/o-wk" "$WORK/report.json"
-  timed "$WORK/t.json" "$BUILD/apps/wk-image" "$OPS" "$@" -q --format "$fmt" --quality 90 -o "$OUTS/o-wk" \
+  timed "$WORK/t.json" "$BUILD/apps/wk-image" "$OPS" "$@" -q --format "$fmt" --quality "$QUALITY" -o "$OUTS/o-wk" \
     --report "$WORK/report.json" "$in"
   summary "$WORK/report.json" "$WORK/t.json"
 }
@@ -148,9 +161,17 @@ if command -v nvcc >/dev/null && nvcc -O2 -std=c++17 "$HERE/nvjpeg-decode-bound.
   ceiling=${ceiling:-0}
 fi
 
-for fmt in jpg png; do
+vips=""
+if [ -n "$THUMB" ] && [ -n "${WK_VIPS:-}" ]; then
+  rm -rf "$OUTS/o-vips" && mkdir -p "$OUTS/o-vips"
+  timed "$WORK/tv.json" bash -c "ls '$WORK'/in/*.jpg | VIPS_CONCURRENCY=1 xargs -P $T -n 20 sh '$WK_VIPS' vipsthumbnail -s $THUMB -o '$OUTS/o-vips/%s.jpg[Q=$QUALITY]'"
+  vips=$(python3 -c "import json; t = json.load(open('$WORK/tv.json')); print(f\"{$COUNT / t['wall_s']:.1f}\")")
+  echo "vipsthumbnail, $T processes: $vips img/s wall ($(ls "$OUTS/o-vips" | wc -l) outputs; $(sh "$WK_VIPS" vipsthumbnail --vips-version 2>/dev/null | head -1))"
+fi
+
+for fmt in $FORMATS; do
   rm -rf "$OUTS/o-cv"
-  line=$("$BUILD/samples/wk-opencv-baseline" --format $fmt --quality 90 -o "$OUTS/o-cv" --threads "$T" "$WORK/in")
+  line=$("$BUILD/samples/wk-opencv-baseline" --format $fmt --quality "$QUALITY" ${THUMB:+--thumbnail "$THUMB"} -o "$OUTS/o-cv" --threads "$T" "$WORK/in")
   echo "$line"
   base=$(echo "$line" | rate)
   enc_bound=0
@@ -161,6 +182,8 @@ for fmt in jpg png; do
     enc_bound=$(echo "$line" | rate)
   fi
   variants=("--device auto" "--device gpu")
+  # thumbnail: also the GPU job with JPEGs decoded reduced on the CPU (shrink-on-load) and uploaded
+  [ -n "$THUMB" ] && variants+=("--device gpu --jpeg-decoder opencv")
   [[ " ${WK_DEVICES:-gpu cpu} " != *" gpu "* ]] && variants=()
   variants+=("--device cpu")
   for v in "${variants[@]}"; do
@@ -172,6 +195,7 @@ for fmt in jpg png; do
     extra=""
     [ "$ceiling" != 0 ] && [ "$v" != "--device cpu" ] && extra="; steady = $(ratio "$steady" "$ceiling")x the nvJPEG ceiling $ceiling img/s"
     [ "$enc_bound" != 0 ] && extra="$extra; wall = $(ratio "$wall" "$enc_bound")x, steady = $(ratio "$steady" "$enc_bound")x${handed:+, after hand-over = $(ratio "$handed" "$enc_bound")x} the PNG encode bound $enc_bound img/s"
+    [ -n "$vips" ] && extra="$extra; wall = $(ratio "$wall" "$vips")x vipsthumbnail-$T ($vips img/s)"
     echo "$fmt output, wk-image $v: wall $wall img/s = $(ratio "$wall" "$base")x OpenCV $T threads ($base img/s)$extra;" \
          "OpenCV decode-only $base_dec img/s; ${s#* }"
   done
