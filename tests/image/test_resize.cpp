@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "image/resize/resize_math.cuh"
+#include "rung_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/resize.hpp"
@@ -178,4 +179,35 @@ TEST_CASE("resize_cpu: a destination that does not match the plan is a usage err
     CHECK(e.category() == ErrorCategory::usage);
     CHECK_THAT(std::string(e.what()), Catch::Contains("resize: the destination must be 10x5 with 3 channels"));
   }
+}
+
+TEST_CASE("resize GPU entry: its rung table, and views that do not match the plan (checked before any device work)", "[resize]") {
+  test::check_rung_table("resize", {"naive", "tables", "area_2x2"}, {"tiled"});
+  std::uint8_t byte = 0;
+  const ConstImageView src{&byte, 20, 10, 64, 3};
+  auto usage = [&](ImageView dst, const image::ResizePlan& plan, const char* text) {
+    CAPTURE(text);
+    try {
+      image::resize(src, dst, plan, image::Interp::area, nullptr);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.category() == ErrorCategory::usage);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(text));
+    }
+  };
+  usage({&byte, 9, 5, 64, 3}, whole(10, 5), "resize: the destination must be 10x5 with 3 channels");
+  usage({&byte, 10, 5, 64, 1}, whole(10, 5), "resize: the destination must be 10x5 with 3 channels");
+  usage({&byte, 10, 5, 64, 3}, {10, 5, 1, 0, 10, 5}, "resize: the window 10x5+1+0 is not inside the scaled size 10x5");
+  const ConstImageView two{&byte, 20, 10, 64, 2};
+  try {
+    image::resize(two, {&byte, 10, 5, 64, 2}, whole(10, 5), image::Interp::area, nullptr);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.category() == ErrorCategory::usage);
+  }
+  // An empty image runs nothing, yet a rung name must still be one of the table's.
+  CHECK(std::string(image::resize({&byte, 0, 0, 64, 3}, {&byte, 0, 0, 64, 3}, {1, 1, 0, 0, 0, 0}, image::Interp::area, nullptr)).empty());
+  test::check_unknown_rung("resize", "fastest", [&] {
+    image::resize({&byte, 0, 0, 64, 3}, {&byte, 0, 0, 64, 3}, {1, 1, 0, 0, 0, 0}, image::Interp::area, nullptr, "fastest");
+  });
 }

@@ -1,0 +1,252 @@
+// Resize kernels and their rung table. Every rung computes each output pixel with the arithmetic
+// of resize_math.cuh (the same functions the host tests compare with cv::resize), so the rungs
+// differ only in where the per-coordinate work happens and how the bytes move:
+//   naive     one thread per output pixel; the source indices and weights of both axes are
+//             computed by every pixel (a Lanczos weight set costs a double sin and cos).
+//   tables    a block owns a 32 x 32 output tile; the x and y indices and weights of its 32
+//             columns and 32 rows are computed once into shared memory, then every pixel of the
+//             tile reads them there. No device allocation: the tables live only in the block.
+//   area_2x2  the integer ratio 2:1 in both axes (area, and linear, which OpenCV computes as area
+//             there): each thread reads 16-byte chunks of two input rows and writes 8 output
+//             pixels as 8-byte stores. Applies only when the window's first input pixel and the
+//             rows are 16-byte aligned and the output rows 8-byte aligned.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "core/rung_table.hpp"
+#include "image/resize/resize_math.cuh"
+#include "image/rungs.hpp"
+#include "wk/core/cuda_check.hpp"
+#include "wk/core/error.hpp"
+#include "wk/image/resize.hpp"
+
+namespace wk::image {
+
+namespace {
+
+namespace rm = resize_math;
+using rm::Mode;
+
+constexpr int kMaxGridY = 65535;
+constexpr int kTile = 32;      // tables: output tile side
+constexpr int kTileRows = 8;   // tables: thread rows per block (each thread does kTile / kTileRows rows)
+constexpr int kGroup = 8;      // area_2x2: output pixels per thread
+constexpr int kGroupThreads = 128;
+
+struct ResizeArgs {
+  const std::uint8_t* src;
+  std::size_t src_pitch;
+  std::uint8_t* dst;
+  std::size_t dst_pitch;
+  int width, height;  // output (the window)
+  rm::Params p;
+};
+
+// ---- naive: one output pixel per thread, coordinates computed per pixel; rows strided over
+// gridDim.y.
+template <int CN, Mode M>
+__global__ void resize_naive_kernel(const ResizeArgs a) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= a.width) return;
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < a.height; y += gridDim.y * blockDim.y) {
+    const rm::Coord cx = rm::make_coord(a.p, true, x), cy = rm::make_coord(a.p, false, y);
+    rm::pixel<CN, M>(a.p, cx, cy, a.src, a.src_pitch, a.dst + std::size_t(y) * a.dst_pitch + std::size_t(x) * CN);
+  }
+}
+
+// ---- tables: a 32 x 32 output tile per block; warp 0 computes the tile's 32 column
+// coordinates, warp 1 its 32 row coordinates, into shared memory; then each thread forms one
+// column's pixels in 4 rows.
+template <int CN, Mode M>
+__global__ void __launch_bounds__(kTile* kTileRows) resize_tables_kernel(const ResizeArgs a) {
+  __shared__ rm::Coord xs[kTile], ys[kTile];
+  const int x0 = blockIdx.x * kTile, y0 = blockIdx.y * kTile;
+  const int t = threadIdx.y * kTile + threadIdx.x;
+  if (t < kTile) {
+    if (x0 + t < a.width) xs[t] = rm::make_coord(a.p, true, x0 + t);
+  } else if (t < 2 * kTile) {
+    const int r = t - kTile;
+    if (y0 + r < a.height) ys[r] = rm::make_coord(a.p, false, y0 + r);
+  }
+  __syncthreads();
+  const int x = x0 + threadIdx.x;
+  if (x >= a.width) return;
+  const rm::Coord cx = xs[threadIdx.x];
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const int y = y0 + r;
+    if (y >= a.height) break;
+    rm::pixel<CN, M>(a.p, cx, ys[r], a.src, a.src_pitch, a.dst + std::size_t(y) * a.dst_pitch + std::size_t(x) * CN);
+  }
+}
+
+// ---- area_2x2: output (x, y) = (a + b + c + d + 2) >> 2 of the input 2 x 2 block at (2x, 2y),
+// per channel (OpenCV's 2 x 2 area rounding). A thread owns 8 output pixels of a row: CN 16-byte
+// loads from each of the two input rows (16 * CN bytes = 8 pixel pairs), CN 8-byte stores.
+__device__ __forceinline__ unsigned byte_at(const uint4* v, int i) {
+  const uint4& q = v[i >> 4];
+  const int k = (i >> 2) & 3;
+  const unsigned w = k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w;
+  return (w >> (8 * (i & 3))) & 0xffu;
+}
+
+template <int CN>
+__global__ void __launch_bounds__(kGroupThreads) resize_area_2x2_kernel(const std::uint8_t* src, std::size_t src_pitch,
+                                                                         std::uint8_t* dst, std::size_t dst_pitch, int width,
+                                                                         int height) {
+  const int x0 = (blockIdx.x * kGroupThreads + threadIdx.x) * kGroup;
+  if (x0 >= width) return;
+  for (int y = blockIdx.y; y < height; y += gridDim.y) {
+    const std::uint8_t* r0 = src + std::size_t(2 * y) * src_pitch;
+    const std::uint8_t* r1 = r0 + src_pitch;
+    std::uint8_t* out = dst + std::size_t(y) * dst_pitch;
+    if (x0 + kGroup <= width) {
+      uint4 a[CN], b[CN];
+      const uint4* p0 = reinterpret_cast<const uint4*>(r0 + std::size_t(x0) * 2 * CN);
+      const uint4* p1 = reinterpret_cast<const uint4*>(r1 + std::size_t(x0) * 2 * CN);
+#pragma unroll
+      for (int i = 0; i < CN; ++i) a[i] = __ldg(p0 + i);
+#pragma unroll
+      for (int i = 0; i < CN; ++i) b[i] = __ldg(p1 + i);
+      unsigned words[2 * CN];
+#pragma unroll
+      for (int w = 0; w < 2 * CN; ++w) {
+        unsigned word = 0;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int j = 4 * w + k;  // output byte: pixel j / CN, channel j % CN
+          const int i0 = 2 * (j / CN) * CN + j % CN, i1 = i0 + CN;
+          const unsigned s = byte_at(a, i0) + byte_at(a, i1) + byte_at(b, i0) + byte_at(b, i1);
+          word |= ((s + 2) >> 2) << (8 * k);
+        }
+        words[w] = word;
+      }
+      uint2* q = reinterpret_cast<uint2*>(out + std::size_t(x0) * CN);
+#pragma unroll
+      for (int i = 0; i < CN; ++i) q[i] = make_uint2(words[2 * i], words[2 * i + 1]);
+    } else {
+      for (int x = x0; x < width; ++x)
+#pragma unroll
+        for (int c = 0; c < CN; ++c) {
+          const int i0 = 2 * x * CN + c, i1 = i0 + CN;
+          out[x * CN + c] = static_cast<std::uint8_t>((r0[i0] + r0[i1] + r1[i0] + r1[i1] + 2) >> 2);
+        }
+    }
+  }
+}
+
+struct ResizeCall {
+  ConstImageView s;
+  ImageView d;
+  rm::Params p;
+  cudaStream_t stream;
+  ResizeArgs args() const { return {s.data, s.pitch_bytes, d.data, d.pitch_bytes, d.width, d.height, p}; }
+};
+
+// Calls f(channels, mode) with both as compile-time constants, then checks the launch.
+template <class F>
+void by_channels_and_mode(int cn, Mode m, F&& f) {
+  auto with_mode = [&](auto cn_c) {
+    switch (m) {
+      case Mode::nearest: f(cn_c, std::integral_constant<Mode, Mode::nearest>{}); break;
+      case Mode::area_fast: f(cn_c, std::integral_constant<Mode, Mode::area_fast>{}); break;
+      case Mode::area: f(cn_c, std::integral_constant<Mode, Mode::area>{}); break;
+      case Mode::taps2: f(cn_c, std::integral_constant<Mode, Mode::taps2>{}); break;
+      case Mode::taps4: f(cn_c, std::integral_constant<Mode, Mode::taps4>{}); break;
+      case Mode::taps8: f(cn_c, std::integral_constant<Mode, Mode::taps8>{}); break;
+    }
+  };
+  switch (cn) {
+    case 1: with_mode(std::integral_constant<int, 1>{}); break;
+    case 3: with_mode(std::integral_constant<int, 3>{}); break;
+    default: with_mode(std::integral_constant<int, 4>{}); break;
+  }
+  WK_CUDA_CHECK_LAUNCH();
+}
+
+bool try_naive(const ResizeCall& c) {
+  const dim3 block(32, 8), grid((c.d.width + 31) / 32, std::min((c.d.height + 7) / 8, kMaxGridY));
+  by_channels_and_mode(c.s.channels, c.p.mode, [&](auto cn, auto mode) {
+    resize_naive_kernel<decltype(cn)::value, decltype(mode)::value><<<grid, block, 0, c.stream>>>(c.args());
+  });
+  return true;
+}
+
+// Grid rows of 32-row tiles: at most 65535 of them (any side up to 2^21 rows).
+bool try_tables(const ResizeCall& c) {
+  if ((c.d.height + kTile - 1) / kTile > kMaxGridY) return false;
+  const dim3 block(kTile, kTileRows), grid((c.d.width + kTile - 1) / kTile, (c.d.height + kTile - 1) / kTile);
+  by_channels_and_mode(c.s.channels, c.p.mode, [&](auto cn, auto mode) {
+    resize_tables_kernel<decltype(cn)::value, decltype(mode)::value><<<grid, block, 0, c.stream>>>(c.args());
+  });
+  return true;
+}
+
+bool try_area_2x2(const ResizeCall& c) {
+  if (c.p.mode != Mode::area_fast || c.p.x.iscale != 2 || c.p.y.iscale != 2) return false;
+  const int cn = c.s.channels;
+  const std::uint8_t* first = c.s.data + std::size_t(2 * c.p.win_y) * c.s.pitch_bytes + std::size_t(2 * c.p.win_x) * cn;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(first) % 16 == 0 && c.s.pitch_bytes % 16 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(c.d.data) % 8 == 0 && c.d.pitch_bytes % 8 == 0;
+  if (!aligned) return false;
+  const int groups = (c.d.width + kGroup - 1) / kGroup;
+  const dim3 grid((groups + kGroupThreads - 1) / kGroupThreads, std::min(c.d.height, kMaxGridY));
+  switch (cn) {
+    case 1:
+      resize_area_2x2_kernel<1><<<grid, kGroupThreads, 0, c.stream>>>(first, c.s.pitch_bytes, c.d.data, c.d.pitch_bytes, c.d.width, c.d.height);
+      break;
+    case 3:
+      resize_area_2x2_kernel<3><<<grid, kGroupThreads, 0, c.stream>>>(first, c.s.pitch_bytes, c.d.data, c.d.pitch_bytes, c.d.width, c.d.height);
+      break;
+    default:
+      resize_area_2x2_kernel<4><<<grid, kGroupThreads, 0, c.stream>>>(first, c.s.pitch_bytes, c.d.data, c.d.pitch_bytes, c.d.width, c.d.height);
+      break;
+  }
+  WK_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+constexpr wk::detail::Rung<ResizeCall> kRungs[] = {
+    {{"naive", "1 px/thread, source indices and weights computed by every pixel"}, &try_naive},
+    {{"tables", "32x32 output tile: column and row indices/weights computed once per block in shared memory"}, &try_tables},
+    {{"area_2x2", "2:1 box mean (area; linear at 2:1): 8 px/thread from 16-byte loads of two rows; aligned rows only"},
+     &try_area_2x2},
+};
+
+// ---- Tuning: a best guess until measured on sm_90 (docs/apod/resize.md): the 2:1 rung where it
+// applies, else tables, else naive (which applies to every call).
+constexpr const char* kSm90[] = {"area_2x2", "tables", "naive"};
+constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
+const wk::detail::Ladder<ResizeCall> kLadder{"resize", kRungs, kTuning};
+
+void check_call(ConstImageView s, ImageView d, const ResizePlan& plan) {
+  if (s.channels != 1 && s.channels != 3 && s.channels != 4)
+    throw Error(ErrorCategory::usage, "resize: images have 1, 3 or 4 channels, not " + std::to_string(s.channels));
+  if (d.width != plan.width || d.height != plan.height || d.channels != s.channels)
+    throw Error(ErrorCategory::usage, "resize: the destination must be " + std::to_string(plan.width) + "x" +
+                                          std::to_string(plan.height) + " with " + std::to_string(s.channels) + " channels");
+  if (plan.scaled_width < 1 || plan.scaled_height < 1 || plan.x < 0 || plan.y < 0 || plan.width < 0 || plan.height < 0 ||
+      plan.x + plan.width > plan.scaled_width || plan.y + plan.height > plan.scaled_height)
+    throw Error(ErrorCategory::usage, "resize: the window " + std::to_string(plan.width) + "x" + std::to_string(plan.height) + "+" +
+                                          std::to_string(plan.x) + "+" + std::to_string(plan.y) + " is not inside the scaled size " +
+                                          std::to_string(plan.scaled_width) + "x" + std::to_string(plan.scaled_height));
+}
+
+}  // namespace
+
+std::span<const RungInfo> detail::resize_rungs() { return kLadder.infos(); }
+
+const char* resize(ConstImageView d_src, ImageView d_dst, const ResizePlan& plan, Interp interp, cudaStream_t stream,
+                   std::string_view rung) {
+  check_call(d_src, d_dst, plan);
+  if (d_src.empty() || d_dst.empty()) return kLadder.none(rung);
+  const rm::Params p = rm::make_params(d_src.width, d_src.height, {plan.scaled_width, plan.scaled_height, plan.x, plan.y},
+                                       static_cast<rm::Interpolation>(interp));
+  return kLadder.run(rung, ResizeCall{d_src, d_dst, p, stream});
+}
+
+}  // namespace wk::image
