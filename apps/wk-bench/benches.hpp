@@ -16,6 +16,7 @@ int bench_box(const Options& options);
 int bench_sobel(const Options& options);
 int bench_laplacian(const Options& options);
 int bench_rotate(const Options& options);
+int bench_resize(const Options& options);
 int bench_sharpen(const Options& options);
 int bench_idea(const Options& options);
 int bench_hash(const Options& options);
@@ -52,6 +53,13 @@ void npp_sobel_dx_s16(const std::uint8_t* d_src, std::size_t src_pitch, std::int
                       int height, cudaStream_t stream);
 void npp_laplace(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t* d_dst, std::size_t dst_pitch, int width, int height,
                  cudaStream_t stream);
+#endif
+
+#if defined(WK_HAVE_NPP_RESIZE)
+// nppiResize_8u_C3R_Ctx, whole image to whole image; `interp` is a wk::image::Interp value (area:
+// NPPI_INTER_SUPER). Built where NPP's geometry library (nppig) is linked.
+void npp_resize_8u_c3(const std::uint8_t* d_src, std::size_t src_pitch, int src_width, int src_height, std::uint8_t* d_dst,
+                      std::size_t dst_pitch, int dst_width, int dst_height, int interp, cudaStream_t stream);
 #endif
 
 }  // namespace wk::bench

@@ -159,3 +159,35 @@ void npp_laplace(const std::uint8_t* d_src, std::size_t src_pitch, std::uint8_t*
 }
 
 }  // namespace wk::bench
+
+// ---- Resize peer: whole image to whole image, 8-bit, 3 channels. Needs NPP's geometry library
+// (nppig), so it is built only where the build links it and defines WK_HAVE_NPP_RESIZE.
+#if defined(WK_HAVE_NPP_RESIZE)
+namespace wk::bench {
+
+namespace {
+// wk::image::Interp's order: nearest, linear, cubic, area, lanczos. Area is NPP's
+// supersampling (shrinking only), the same box coverage as OpenCV's INTER_AREA.
+int npp_interpolation(int interp) {
+  switch (interp) {
+    case 0: return NPPI_INTER_NN;
+    case 1: return NPPI_INTER_LINEAR;
+    case 2: return NPPI_INTER_CUBIC;
+    case 3: return NPPI_INTER_SUPER;
+    case 4: return NPPI_INTER_LANCZOS;
+    default: throw Error(ErrorCategory::internal, "npp_resize_8u_c3: no interpolation " + std::to_string(interp));
+  }
+}
+}  // namespace
+
+void npp_resize_8u_c3(const std::uint8_t* d_src, std::size_t src_pitch, int src_width, int src_height, std::uint8_t* d_dst,
+                      std::size_t dst_pitch, int dst_width, int dst_height, int interp, cudaStream_t stream) {
+  const NppiSize src_size{src_width, src_height}, dst_size{dst_width, dst_height};
+  const NppiRect src_roi{0, 0, src_width, src_height}, dst_roi{0, 0, dst_width, dst_height};
+  check_npp(nppiResize_8u_C3R_Ctx(d_src, static_cast<int>(src_pitch), src_size, src_roi, d_dst, static_cast<int>(dst_pitch), dst_size,
+                                  dst_roi, npp_interpolation(interp), context_for(stream)),
+            "nppiResize_8u_C3R_Ctx");
+}
+
+}  // namespace wk::bench
+#endif
