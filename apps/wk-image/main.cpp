@@ -21,6 +21,7 @@
 #include "wk/core/nvtx.hpp"
 #include "wk/image/pipeline.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/metadata.hpp"
 #include "wk/pipeline/distributed_job.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
@@ -204,6 +205,9 @@ int main(int argc, char** argv) {
   app.add_option("--format", job.format, "Output format for every image: jpg, png, bmp, webp, ... (default: the input's; one this build cannot write is a usage error)");
   app.add_option("--quality", job.encode.jpeg_quality, "JPEG quality of .jpg outputs")->default_val(95)->check(CLI::Range(1, 100));
   app.add_flag("--skip-existing", job.skip_existing, "Leave existing outputs untouched (reported as skipped)");
+  app.add_flag("--strip", job.strip,
+               "Remove metadata (ICC profile, EXIF, XMP, comments) from the outputs; by default they are carried "
+               "over, orientation reset to 1 and sizes updated");
   app.add_option("--report", report, "Write a JSON report of every file and the totals");
   app.add_option("--resume", job.resume_report, "Skip the inputs this earlier report lists as done")->check(CLI::ExistingFile);
   app.add_option("--max-pixels", job.max_pixels, "Refuse images with more pixels (decompression bombs)")
@@ -264,6 +268,10 @@ int main(int argc, char** argv) {
       sel = wk::app::choose_backend(kProg, device, quiet);
       job.backend = sel.backend;
     }
+    // Once per job (rank 0), not per file: what a build without libexiv2 leaves out.
+    if (!job.strip && !io::metadata_supported() && !quiet && dist::world().rank == 0)
+      wk::app::print_notice(kProg, "this build has no libexiv2: metadata (ICC, EXIF, XMP) is not carried to the "
+                                   "outputs; --strip silences this");
     wk::app::install_interrupt_handlers(&g_stop);
     try {
       return dist::world().distributed() ? run_distributed(job, report, quiet) : run_here(job, sel, report, quiet);

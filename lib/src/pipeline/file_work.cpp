@@ -11,6 +11,7 @@
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/io/image_codec.hpp"
+#include "wk/io/metadata.hpp"
 
 namespace fs = std::filesystem;
 
@@ -147,6 +148,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
     std::vector<std::uint8_t> encoded;
     cv::Mat refused;  // a result nvJPEG would not encode, downloaded for OpenCV
     double gpu_encode_ms = 0;
+    int sink_width = 0, sink_height = 0, sink_channels = 0;  // the image the GPU encoder took
     try {
       r.device = wp.name();
       image::DeviceSink sink;
@@ -156,6 +158,9 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
           nvtx::Range s("encode", nvtx::Color::codec, idx);
           try {
             encoded = encoder->encode(image, stream);
+            sink_width = image.width();
+            sink_height = image.height();
+            sink_channels = image.channels();
             r.encoder = "nvjpeg";
           } catch (const Error& e) {
             if (e.category() == ErrorCategory::cuda) throw;
@@ -194,6 +199,15 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
       nvtx::Range s("encode", nvtx::Color::codec, idx);
       encoded = io::encode_image(result, out, sh.opt.encode);
       r.encoder = "opencv";
+      r.ms.encode += ms_since(t);
+    }
+    if (!fw.metadata.empty() && !encoded.empty()) {  // counted in ms.encode
+      t = Clock::now();
+      nvtx::Range s("metadata", nvtx::Color::codec, idx);
+      const bool host_result = !result.empty();  // else the GPU encoded it (nvJPEG)
+      encoded = io::apply_metadata(std::move(encoded), fw.metadata, host_result ? result.cols : sink_width,
+                                   host_result ? result.rows : sink_height,
+                                   host_result ? result.channels() : sink_channels);
       r.ms.encode += ms_since(t);
     }
     t = Clock::now();
@@ -274,6 +288,10 @@ bool begin_file(Shared& sh, FileWork& fw) {
     {
       nvtx::Range s("read", nvtx::Color::io, idx);
       fw.bytes = io::read_file(in.path);
+    }
+    if (!sh.opt.strip && io::metadata_supported()) {  // counted in ms.read
+      nvtx::Range s("metadata", nvtx::Color::io, idx);
+      fw.metadata = io::read_metadata(fw.bytes);
     }
     r.ms.read = ms_since(t);
     if (auto dims = probe_dimensions(fw.bytes)) {

@@ -26,6 +26,7 @@
 #include "wk/image/pipeline.hpp"
 #include "wk/io/files.hpp"
 #include "wk/io/jpeg_header.hpp"
+#include "wk/io/metadata.hpp"
 #include "wk/io/output_file.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
@@ -43,6 +44,7 @@ struct FileWork {
   std::vector<std::uint8_t> bytes;  // the file; kept until the file is done when nvJPEG decodes it
                                     // (a GPU failure after the decode decodes it again on the CPU)
   bool finished = false;            // r is final: skipped, or failed before decoding
+  io::ImageMetadata metadata;       // read with the file unless --strip; written into its output
   io::JpegHeader header;            // warpkit's parse of its headers (when it goes to nvJPEG)
   io::NvjpegImageInfo jpeg;         // what nvJPEG will decode this file to; channels 0: not nvJPEG's
   bool inspected = false;           // the decoder's limits were checked (JpegDecodeService::inspect:

@@ -51,6 +51,10 @@ struct FolderJobOptions {
   std::string format;                   // output extension ("png", "jpg"); empty: the input's
   io::EncodeOptions encode;
   bool skip_existing = false;           // leave existing outputs untouched
+  // Metadata of each input (ICC profile, EXIF, IPTC, XMP, comment) is carried to its output when
+  // the build has libexiv2 (io::metadata_supported()), orientation reset and sizes updated
+  // (io::apply_metadata); true writes outputs without any (like mogrify -strip).
+  bool strip = false;
   std::filesystem::path resume_report;  // skip inputs this earlier report lists as done
   int threads = 0;                      // workers; 0: one per core
   long long max_pixels = 1LL << 28;     // per image (268 Mpx); guards against decompression bombs
