@@ -170,16 +170,23 @@ WK_HD void cubic_weights(float x, float* w) {
 WK_HD void lanczos_weights(float x, float* w) {
   constexpr double kPi = 3.1415926535897932384626433832795;
   constexpr double s45 = 0.70710678118654752440084436210485;
-  const double cs[8][2] = {{1, 0}, {-s45, -s45}, {0, 1}, {s45, -s45}, {-1, 0}, {s45, s45}, {0, -1}, {-s45, s45}};
+  // The (sin, cos) factors of tap i: {1, 0}, {-s45, -s45}, {0, 1}, {s45, -s45}, {-1, 0}, {s45, s45},
+  // {0, -1}, {-s45, s45}, as selects so that the unrolled loop keeps them in registers.
+  auto cs = [](int i, int j) -> double {
+    const int k = 2 * i + j;
+    return k == 0 ? 1.0 : k == 1 ? 0.0 : k == 2 || k == 3 ? -s45 : k == 4 ? 0.0 : k == 5 ? 1.0 : k == 6 ? s45 : k == 7 ? -s45
+         : k == 8 ? -1.0 : k == 9 ? 0.0 : k == 10 || k == 11 ? s45 : k == 12 ? 0.0 : k == 13 ? -1.0 : k == 14 ? -s45 : s45;
+  };
   const float x3 = fadd(x, 3.f);
   const double y0 = dmul(dmul(-static_cast<double>(x3), kPi), 0.25);
   const double s0 = sin(y0), c0 = cos(y0);
   float sum = 0;
+#pragma unroll
   for (int i = 0; i < 8; ++i) {
     const float yi = fsub(x3, static_cast<float>(i));
     if (fabsf(yi) >= 1e-6f) {
       const double y = dmul(dmul(-static_cast<double>(yi), kPi), 0.25);
-      w[i] = static_cast<float>(ddiv(dadd(dmul(cs[i][0], s0), dmul(cs[i][1], c0)), dmul(y, y)));
+      w[i] = static_cast<float>(ddiv(dadd(dmul(cs(i, 0), s0), dmul(cs(i, 1), c0)), dmul(y, y)));
     } else {
       w[i] = 1e30f;
     }
