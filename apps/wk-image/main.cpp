@@ -203,7 +203,22 @@ int main(int argc, char** argv) {
   app.add_option("--gpus", gpus, "GPUs to spread images over, e.g. 0,1 (default: all)");
   app.add_option("--threads", job.threads, "Worker threads (default: one per core)")->check(CLI::Range(1, 1024));
   app.add_option("--format", job.format, "Output format for every image: jpg, png, bmp, webp, ... (default: the input's; one this build cannot write is a usage error)");
-  app.add_option("--quality", job.encode.jpeg_quality, "JPEG quality of .jpg outputs")->default_val(95)->check(CLI::Range(1, 100));
+  int quality = 0;
+  app.add_option("--quality", quality,
+                 "Quality of lossy outputs, 1-100: JPEG (default 95) and WebP (without --quality, WebP is lossless)")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--png-level", job.encode.png_level, "PNG compression level: 0 (fastest) to 9 (smallest)")
+      ->default_val(3)
+      ->check(CLI::Range(0, 9));
+  std::string depth, alpha;
+  app.add_option("--depth", depth,
+                 "8: reduce 16-bit and floating-point inputs to 8 bits (without it they are refused: the operations "
+                 "take 8-bit images)")
+      ->check(CLI::IsMember({"8"}));
+  app.add_option("--alpha", alpha,
+                 "drop: remove the alpha channel of inputs that have one (without it they are refused: the operations "
+                 "take 1 or 3 channels)")
+      ->check(CLI::IsMember({"drop"}));
   app.add_flag("--skip-existing", job.skip_existing, "Leave existing outputs untouched (reported as skipped)");
   app.add_flag("--strip", job.strip,
                "Remove metadata (ICC profile, EXIF, XMP, comments) from the outputs; by default they are carried "
@@ -236,6 +251,9 @@ int main(int argc, char** argv) {
   const int code = wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
     nvtx::Range app_range("wk-image");
     if (!job.format.empty() && job.format[0] == '.') job.format.erase(0, 1);
+    if (quality) job.encode.jpeg_quality = job.encode.webp_quality = quality;
+    job.decode.to_8bit = depth == "8";
+    job.decode.drop_alpha = alpha == "drop";
     try {
       job.pipeline_options.border = image::parse_border(border_text);
     } catch (const Error& e) {

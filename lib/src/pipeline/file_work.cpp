@@ -90,17 +90,31 @@ void record_failure(FileRecord& r, const std::exception& e) {
   r.error = msg;
 }
 
-cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw) {
+// The DCT scale a JPEG may be decoded at for `pipeline` (thumbnail's shrink-on-load), from its
+// header's size with the EXIF orientation applied; 1 for anything else.
+int jpeg_shrink_for(const image::Pipeline& pipeline, std::span<const std::uint8_t> bytes) {
+  if (!io::is_jpeg_data(bytes)) return 1;
+  const auto h = io::parse_jpeg_header(bytes);
+  if (!h || h->width <= 0 || h->height <= 0) return 1;
+  const bool swapped = h->exif_orientation >= 5;  // 5..8 turn the image a quarter
+  return pipeline.jpeg_shrink(swapped ? h->height : h->width, swapped ? h->width : h->height);
+}
+
+cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw, int jpeg_shrink = 1) {
   const auto t = Clock::now();
   cv::Mat img;
   {
     nvtx::Range s("decode", nvtx::Color::codec, static_cast<long>(fw.i));
-    img = io::decode_image(fw.bytes, sh.files[fw.i].path);
+    io::DecodeOptions options = sh.opt.decode;
+    options.jpeg_shrink = jpeg_shrink;
+    img = io::decode_image(fw.bytes, sh.files[fw.i].path, options);
   }
   fw.r.ms.decode += ms_since(t);
-  fw.r.decoder = "opencv";
-  fw.r.width = img.cols;
-  fw.r.height = img.rows;
+  fw.r.decoder = jpeg_shrink > 1 ? "opencv/" + std::to_string(jpeg_shrink) : "opencv";
+  if (jpeg_shrink == 1) {  // a reduced decode keeps the header's size in the record
+    fw.r.width = img.cols;
+    fw.r.height = img.rows;
+  }
   if (double(img.total()) > double(sh.opt.max_pixels))
     throw Error(ErrorCategory::decode, "image has more pixels than the max_pixels limit of " + std::to_string(sh.opt.max_pixels));
   return img;
@@ -149,10 +163,15 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
     cv::Mat refused;  // a result nvJPEG would not encode, downloaded for OpenCV
     double gpu_encode_ms = 0;
     int sink_width = 0, sink_height = 0, sink_channels = 0;  // the image the GPU encoder took
+    // A pipeline that only reads the image (hist) writes its side outputs only: on the GPU the
+    // result is neither downloaded nor encoded.
+    const bool analysis_only = wp.pick().analysis_only();
     try {
       r.device = wp.name();
       image::DeviceSink sink;
-      if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, out, sh.opt, rep)) {
+      if (analysis_only) {
+        sink = [](const DeviceImage&, cudaStream_t) {};
+      } else if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, out, sh.opt, rep)) {
         sink = [&](const DeviceImage& image, cudaStream_t stream) {
           const auto te = Clock::now();
           nvtx::Range s("encode", nvtx::Color::codec, idx);
@@ -183,7 +202,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
       r.device = wp.name();
       if (!host) {
         const auto td = Clock::now();
-        redecoded = decode_with_opencv(sh, fw);
+        redecoded = decode_with_opencv(sh, fw, jpeg_shrink_for(wp.pick(), fw.bytes));
         host = &redecoded;
         t += Clock::now() - td;  // the decode is counted in ms.decode, not in ms.process
       }
@@ -194,7 +213,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
     redecoded.release();
     fw.bytes = {};
 
-    if (encoded.empty()) {
+    if (encoded.empty() && !analysis_only) {
       t = Clock::now();
       nvtx::Range s("encode", nvtx::Color::codec, idx);
       encoded = io::encode_image(result, out, sh.opt.encode);
@@ -222,8 +241,9 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
         if (!sh.side_paths.insert(side_paths.back()).second)
           throw Error(ErrorCategory::usage, "output " + side_paths.back().string() + " was already written from another input");
       }
-      io::write_output(out, encoded);
+      if (!analysis_only) io::write_output(out, encoded);
       for (std::size_t k = 0; k < side.size(); ++k) io::write_output(side_paths[k], side[k].bytes);
+      if (analysis_only) r.output = side_paths.empty() ? std::string() : side_paths.front().string();
     }
     r.ms.write = ms_since(t);
     r.status = FileStatus::ok;
@@ -314,7 +334,7 @@ void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& 
   if (!share.take(host_bytes_estimate(fw), sh.stop)) share.bytes = 0;
   cv::Mat img;
   try {
-    img = decode_with_opencv(sh, fw);
+    img = decode_with_opencv(sh, fw, jpeg_shrink_for(wp.pick(), fw.bytes));
   } catch (const std::exception& e) {
     record_failure(fw.r, e);
     return;

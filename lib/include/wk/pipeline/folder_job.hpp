@@ -50,6 +50,9 @@ struct FolderJobOptions {
   std::filesystem::path outdir;
   std::string format;                   // output extension ("png", "jpg"); empty: the input's
   io::EncodeOptions encode;
+  // 16-bit and alpha inputs: converted only when these say so (--depth 8, --alpha drop), else
+  // refused per file. jpeg_shrink is set per file from the pipeline (thumbnail), not here.
+  io::DecodeOptions decode;
   bool skip_existing = false;           // leave existing outputs untouched
   // Metadata of each input (ICC profile, EXIF, IPTC, XMP, comment) is carried to its output when
   // the build has libexiv2 (io::metadata_supported()), orientation reset and sizes updated
