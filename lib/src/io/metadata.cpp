@@ -87,7 +87,9 @@ void erase_exif(Exiv2::ExifData& exif, const char* key) {
   if (it != exif.end()) exif.erase(it);
 }
 
-void set_exif_if_present(Exiv2::ExifData& exif, const char* key, std::uint32_t value) {
+// value: std::uint16_t writes a SHORT, std::uint32_t a LONG.
+template <class T>
+void set_exif_if_present(Exiv2::ExifData& exif, const char* key, T value) {
   const auto it = exif.findKey(Exiv2::ExifKey(key));
   if (it != exif.end()) *it = value;
 }
@@ -249,7 +251,7 @@ std::vector<std::uint8_t> apply_metadata(std::vector<std::uint8_t> encoded, cons
       image->setExifData(c->exif);
       Exiv2::ExifData& exif = image->exifData();
       Exiv2::ExifThumb(exif).erase();
-      set_exif_if_present(exif, "Exif.Image.Orientation", 1);
+      set_exif_if_present(exif, "Exif.Image.Orientation", std::uint16_t(1));  // a SHORT
       exif["Exif.Photo.PixelXDimension"] = static_cast<std::uint32_t>(width);
       exif["Exif.Photo.PixelYDimension"] = static_cast<std::uint32_t>(height);
       set_exif_if_present(exif, "Exif.Image.ImageWidth", static_cast<std::uint32_t>(width));
