@@ -47,7 +47,7 @@ struct Fixture {
 
 TEST_CASE("wk-image gray converts a folder as OpenCV does and mirrors its tree", "[cli][wk-image]") {
   Fixture f;
-  const auto r = wk::test::run(wk_image("gray --device cpu -q -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
+  const auto r = wk::test::run(wk_image("gray --device cpu -q --alpha drop -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(files_below(f.out) == files_below(f.in));
@@ -80,9 +80,11 @@ TEST_CASE("wk-image names bad files, converts the rest, exits 1, leaves no parti
   CHECK_THAT(r.output, Catch::Contains("truncated.jpg: truncated JPEG"));
   CHECK_THAT(r.output, Catch::Contains("empty.png: empty file"));
   CHECK_THAT(r.output, Catch::Contains("text.jpg: not a decodable image"));
-  CHECK_THAT(r.output, Catch::Contains("6 converted, 3 failed"));
+  // An alpha channel is not dropped unless asked (--alpha drop): named, and the rest goes on.
+  CHECK_THAT(r.output, Catch::Contains("alpha.png: PNG with an alpha channel") && Catch::Contains("--alpha drop"));
+  CHECK_THAT(r.output, Catch::Contains("5 converted, 4 failed"));
   const auto outs = files_below(f.out);
-  CHECK(outs == std::vector<std::string>{"a.png", "alpha.png", "b.bmp", "nested/c.ppm", "nested/deeper/d.jpg", "nested/gray.pgm"});
+  CHECK(outs == std::vector<std::string>{"a.png", "b.bmp", "nested/c.ppm", "nested/deeper/d.jpg", "nested/gray.pgm"});
 }
 
 TEST_CASE("wk-image replaces existing outputs atomically and never overwrites its input", "[cli][wk-image]") {
@@ -132,7 +134,7 @@ TEST_CASE("wk-image --jpeg-decoder, --jpeg-encoder and --jpeg-batch: checked val
   CHECK(r.exit_code == 2);
   CHECK_FALSE(fs::exists(f.out));
   // The CPU backend decodes and encodes with OpenCV whatever --jpeg-decoder/--jpeg-encoder auto|opencv say.
-  r = wk::test::run(wk_image("gray --device cpu -q --jpeg-decoder opencv --jpeg-encoder auto --jpeg-batch 3 -o " + sh_quote(f.out.string()) + " " +
+  r = wk::test::run(wk_image("gray --device cpu -q --alpha drop --jpeg-decoder opencv --jpeg-encoder auto --jpeg-batch 3 -o " + sh_quote(f.out.string()) + " " +
                              sh_quote(f.in.string())));
   CHECK(r.exit_code == 0);
   CHECK(cv::imread((f.out / "nested" / "deeper" / "d.jpg").string(), cv::IMREAD_UNCHANGED).size() ==
@@ -150,12 +152,12 @@ TEST_CASE("wk-image --help shows usage, examples and file semantics", "[cli][wk-
 TEST_CASE("wk-image --device auto falls back to the CPU with one notice when no GPU is usable", "[cli][wk-image]") {
   Fixture f;
   // A job this small never starts the GPU: the CPU alone ends sooner.
-  auto r = wk::test::run(wk_image("gray -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
+  auto r = wk::test::run(wk_image("gray --alpha drop -o " + sh_quote(f.out.string()) + " " + sh_quote(f.in.string())));
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("converted") && Catch::Contains("on the cpu (a small job") &&
                            !Catch::Contains("no usable CUDA GPU"));
   // WK_CPU_START_FILES starts it whatever the size (and lets that many files start on the CPU).
-  r = wk::test::run("WK_CPU_START_FILES=100 " + wk_image("gray -o " + sh_quote((f.dir / "o3").string()) + " " + sh_quote(f.in.string())));
+  r = wk::test::run("WK_CPU_START_FILES=100 " + wk_image("gray --alpha drop -o " + sh_quote((f.dir / "o3").string()) + " " + sh_quote(f.in.string())));
   CHECK(r.exit_code == 0);
   if (wk::probe_gpu().usable) {
     CHECK_THAT(r.output, Catch::Contains("converted") && !Catch::Contains("no usable CUDA GPU"));

@@ -33,7 +33,7 @@ std::vector<std::string> lines(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("wk-image histogram writes NAME.hist.csv equal to cv::calcHist and passes the image through", "[cli][wk-image][histogram]") {
+TEST_CASE("wk-image histogram writes NAME.hist.csv equal to cv::calcHist and no copy of the image", "[cli][wk-image][histogram]") {
   Dirs d;
   const cv::Mat colour = wk::test::random_image(40, 30, 3, 1), gray = wk::test::random_image(17, 5, 1, 2);
   cv::imwrite((d.in / "c.png").string(), colour);
@@ -44,8 +44,8 @@ TEST_CASE("wk-image histogram writes NAME.hist.csv equal to cv::calcHist and pas
     const auto r = wk_image(std::string(name) + " --device cpu -q " + d.io());
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    CHECK(cv::norm(read(d.out / "c.png"), colour, cv::NORM_INF) == 0);
-    CHECK(cv::norm(read(d.out / "g.png"), gray, cv::NORM_INF) == 0);
+    CHECK_FALSE(fs::exists(d.out / "c.png"));  // analysis only: the side outputs, no re-encoded image
+    CHECK_FALSE(fs::exists(d.out / "g.png"));
     const auto c = lines(wk::test::read_bytes(d.out / "c.hist.csv"));
     const auto g = lines(wk::test::read_bytes(d.out / "g.hist.csv"));
     REQUIRE(c.size() == 257);

@@ -147,7 +147,8 @@ TEST_CASE("nvJPEG decode in the folder job: OpenCV's pixels within rounding, the
   for (const auto& [name, bytes] : files) write_file(in / name, bytes);
 
   std::vector<std::string> notices;
-  const pipeline::JobResult res = run_job(in, dir / "out", "hist", pipeline::JpegDecoder::nvjpeg, &notices);
+  // flip:h twice: the decoded pixels written unchanged (an analysis-only pipeline writes no image).
+  const pipeline::JobResult res = run_job(in, dir / "out", "flip:h,flip:h", pipeline::JpegDecoder::nvjpeg, &notices);
   bool batch_failed = false;  // then its good files went through OpenCV
   for (const auto& n : notices) {
     WARN("notice: " << n);
