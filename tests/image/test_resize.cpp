@@ -101,6 +101,88 @@ TEST_CASE("resize model: the kernels' arithmetic on the host matches cv::resize"
   CHECK(worst[int(rm::Mode::taps4)] == 1);
 }
 
+namespace {
+
+// The separable GPU rung's structure on the host: per tile of 16 output rows, the horizontal step
+// of each source row its vertical taps read (once per tile), then the vertical steps from those
+// sums. Checks that the tile's rows stay within taps_row_span_bound.
+template <int CN, int K>
+void separable_host(const rm::Params& p, const cv::Mat& in, cv::Mat& out) {
+  constexpr int kRows = 16;
+  const int bound = rm::taps_row_span_bound(p, std::min(kRows, out.rows));
+  for (int y0 = 0; y0 < out.rows; y0 += kRows) {
+    const int rows = std::min(kRows, out.rows - y0);
+    std::vector<rm::Coord> ys;
+    for (int r = 0; r < rows; ++r) ys.push_back(rm::make_coord(p, false, y0 + r));
+    const int base = ys.front().first, span = ys.back().first + K - base;
+    CHECK(span <= bound);
+    for (int x = 0; x < out.cols; ++x) {
+      const rm::Coord cx = rm::make_coord(p, true, x);
+      std::vector<int> h(std::size_t(span) * CN);
+      for (int i = 0; i < span; ++i)
+        rm::taps_horizontal<CN, K>(cx, in.ptr<std::uint8_t>(rm::clamp_int(base + i, 0, in.rows - 1)), in.cols - 1, &h[std::size_t(i) * CN]);
+      for (int r = 0; r < rows; ++r) {
+        int acc[CN] = {};
+        for (int j = 0; j < K; ++j) rm::taps_vertical_add<CN>(ys[r].c[j], &h[std::size_t(ys[r].first - base + j) * CN], acc);
+        rm::taps_store<CN>(acc, out.ptr<std::uint8_t>(y0 + r) + std::size_t(x) * CN);
+      }
+    }
+  }
+}
+
+template <int CN>
+void separable_host_cn(const rm::Params& p, const cv::Mat& in, cv::Mat& out) {
+  switch (p.mode) {
+    case rm::Mode::taps2: separable_host<CN, 2>(p, in, out); break;
+    case rm::Mode::taps4: separable_host<CN, 4>(p, in, out); break;
+    default: separable_host<CN, 8>(p, in, out); break;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("resize model: the separable structure (horizontal sums per tile row, then vertical) gives the model's pixels",
+          "[resize]") {
+  int runs = 0;
+  for (const SizeCase& sc : size_cases())
+    for (int cn : {1, 3, 4}) {
+      const cv::Mat in = test::random_image(sc.in_w, sc.in_h, cn, unsigned(sc.in_w * 31 + sc.in_h * 7 + cn));
+      for (image::Interp interp : kInterps) {
+        const image::ResizePlan& plan = sc.plan;
+        const rm::Params p = rm::make_params(in.cols, in.rows, {plan.scaled_width, plan.scaled_height, plan.x, plan.y},
+                                             static_cast<rm::Interpolation>(interp));
+        if (rm::taps_of(p.mode) == 0) continue;
+        CAPTURE(sc.in_w, sc.in_h, plan.scaled_width, plan.scaled_height, plan.x, plan.y, plan.width, plan.height, cn,
+                image::interp_name(interp));
+        cv::Mat got(plan.height, plan.width, in.type());
+        switch (cn) {
+          case 1: separable_host_cn<1>(p, in, got); break;
+          case 3: separable_host_cn<3>(p, in, got); break;
+          default: separable_host_cn<4>(p, in, got); break;
+        }
+        CHECK(cv::norm(got, model(in, plan, interp), cv::NORM_INF) == 0);
+        ++runs;
+      }
+    }
+  CHECK(runs > 0);
+  // The span bound over every tile of large shrinks and enlargements (coordinates only).
+  for (const auto& [in_h, out_h] : {std::pair{8192, 2000}, std::pair{8192, 1080}, std::pair{8191, 2341}, std::pair{4000, 4001},
+                                    std::pair{1000, 7919}, std::pair{65535, 9000}})
+    for (image::Interp interp : {image::Interp::linear, image::Interp::cubic, image::Interp::lanczos, image::Interp::area}) {
+      const rm::Params p = rm::make_params(16, in_h, {16, out_h, 0, 0}, static_cast<rm::Interpolation>(interp));
+      if (rm::taps_of(p.mode) == 0) continue;
+      CAPTURE(in_h, out_h, image::interp_name(interp));
+      const int bound = rm::taps_row_span_bound(p, 16);
+      int worst = 0;
+      for (int y0 = 0; y0 < out_h; y0 += 16) {
+        const int last = std::min(out_h, y0 + 16) - 1;
+        worst = std::max(worst, rm::make_coord(p, false, last).first + rm::taps_of(p.mode) - rm::make_coord(p, false, y0).first);
+      }
+      CHECK(worst <= bound);
+      CHECK(worst >= bound - 2);  // and it is tight
+    }
+}
+
 TEST_CASE("resize model: the paths OpenCV takes", "[resize]") {
   auto mode = [](int iw, int ih, int ow, int oh, image::Interp i) {
     return rm::make_params(iw, ih, {ow, oh, 0, 0}, static_cast<rm::Interpolation>(i)).mode;
@@ -182,7 +264,7 @@ TEST_CASE("resize_cpu: a destination that does not match the plan is a usage err
 }
 
 TEST_CASE("resize GPU entry: its rung table, and views that do not match the plan (checked before any device work)", "[resize]") {
-  test::check_rung_table("resize", {"naive", "tables", "area_2x2"}, {"tiled"});
+  test::check_rung_table("resize", {"naive", "tables", "separable", "area_2x2"}, {"tiled"});
   std::uint8_t byte = 0;
   const ConstImageView src{&byte, 20, 10, 64, 3};
   auto usage = [&](ImageView dst, const image::ResizePlan& plan, const char* text) {

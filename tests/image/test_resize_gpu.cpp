@@ -1,13 +1,15 @@
 // Resize on the GPU: every rung against the CPU path (cv::resize) for every interpolation, 1, 3
 // and 4 channels, odd sizes, 1-pixel images, extreme ratios, integer shrinks and fill windows:
 // nearest equal, the others within 1 level; the tuned default; the 2:1 rung's fallback on
-// unaligned rows; several host threads on their own streams.
+// unaligned rows; the separable rung's fallback on vertical shrinks past its buffer; several host
+// threads on their own streams.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "image/resize/resize_math.cuh"
 #include "image/rungs.hpp"
 #include "test_support.hpp"
 #include "wk/core/buffer.hpp"
@@ -74,6 +76,21 @@ bool is_2x2(const SizeCase& sc, image::Interp interp) {
          sc.in_h == 2 * sc.plan.scaled_height;
 }
 
+// The separable rung applies: the fixed-point taps (linear, cubic, lanczos, area enlarging; not
+// linear at 2:1, which is area). The size cases shrink at most 3:1 vertically, well inside its
+// buffer.
+bool is_taps(const SizeCase& sc, image::Interp interp) {
+  const image::ResizePlan& plan = sc.plan;
+  const auto p = image::resize_math::make_params(sc.in_w, sc.in_h, {plan.scaled_width, plan.scaled_height, plan.x, plan.y},
+                                                 static_cast<image::resize_math::Interpolation>(interp));
+  return image::resize_math::taps_of(p.mode) > 0;
+}
+
+// The rung the tuned order runs: area_2x2, separable, tables (naive takes the rest, never reached).
+std::string tuned_rung(const SizeCase& sc, image::Interp interp) {
+  return is_2x2(sc, interp) ? "area_2x2" : is_taps(sc, interp) ? "separable" : "tables";
+}
+
 }  // namespace
 
 TEST_CASE("resize GPU: every rung matches cv::resize (nearest equal, others within 1)", "[resize][gpu]") {
@@ -90,9 +107,10 @@ TEST_CASE("resize GPU: every rung matches cv::resize (nearest equal, others with
           const cv::Mat got = run_gpu(in, plan, interp, rung, ran);
           const double diff = cv::norm(got, run_cpu(in, plan, interp), cv::NORM_INF);
           CHECK(diff <= (interp == image::Interp::nearest ? 0 : 1));
-          // naive and tables take every call; area_2x2 only 2:1 (else the tuned order runs).
-          if (rung != "area_2x2" || is_2x2(sc, interp)) CHECK(ran == rung);
-          else CHECK(ran == std::string("tables"));
+          // naive and tables take every call; area_2x2 only 2:1, separable only the taps (else the
+          // tuned order runs).
+          const bool applies = rung == "area_2x2" ? is_2x2(sc, interp) : rung == "separable" ? is_taps(sc, interp) : true;
+          CHECK(ran == (applies ? rung : tuned_rung(sc, interp)));
         }
       }
 }
@@ -104,11 +122,39 @@ TEST_CASE("resize GPU: the tuned default, and the 2:1 rung's fallback on unalign
   CHECK(cv::norm(run_gpu(in, half, image::Interp::area, "", ran), run_cpu(in, half, image::Interp::area), cv::NORM_INF) <= 1);
   CHECK(ran == std::string("area_2x2"));
   CHECK(cv::norm(run_gpu(in, third, image::Interp::cubic, "", ran), run_cpu(in, third, image::Interp::cubic), cv::NORM_INF) <= 1);
+  CHECK(ran == std::string("separable"));
+  const image::ResizePlan fractional = whole(91, 45);
+  CHECK(cv::norm(run_gpu(in, fractional, image::Interp::area, "", ran), run_cpu(in, fractional, image::Interp::area), cv::NORM_INF) <=
+        1);
   CHECK(ran == std::string("tables"));
   // One pixel into the rows: the window's first input pixel is no longer 16-byte aligned.
   const cv::Mat got = run_gpu(in, half, image::Interp::area, "area_2x2", ran, 1);
   CHECK(ran == std::string("tables"));
   CHECK(cv::norm(got, run_cpu(in, half, image::Interp::area), cv::NORM_INF) <= 1);
+}
+
+TEST_CASE("resize GPU: the separable rung declines vertical shrinks past its buffer; tables takes them", "[resize][gpu]") {
+  // 16 output rows of a 1000 -> 20 shrink span about 750 source rows; 200 -> 40 (5:1) fits linear
+  // and cubic (at most 128 rows a tile) but not lanczos' 8 taps at 16 rows (at most 64 staged).
+  const cv::Mat tall = test::random_image(45, 1000, 3, 11), mid = test::random_image(45, 200, 4, 12);
+  struct Case {
+    const cv::Mat* in;
+    image::ResizePlan plan;
+    image::Interp interp;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {&tall, whole(30, 20), image::Interp::linear, "tables"},  {&tall, whole(30, 20), image::Interp::cubic, "tables"},
+      {&tall, whole(30, 20), image::Interp::lanczos, "tables"}, {&mid, whole(30, 40), image::Interp::linear, "separable"},
+      {&mid, whole(30, 40), image::Interp::cubic, "separable"}, {&mid, whole(30, 40), image::Interp::lanczos, "tables"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.in->rows, c.plan.height, image::interp_name(c.interp));
+    std::string ran;
+    const cv::Mat got = run_gpu(*c.in, c.plan, c.interp, "separable", ran);
+    CHECK(ran == std::string(c.expected));
+    CHECK(cv::norm(got, run_cpu(*c.in, c.plan, c.interp), cv::NORM_INF) <= 1);
+  }
 }
 
 TEST_CASE("resize GPU: host threads on their own streams", "[resize][gpu]") {
@@ -119,7 +165,7 @@ TEST_CASE("resize GPU: host threads on their own streams", "[resize][gpu]") {
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       std::string ran;
-      got[t] = run_gpu(in, plan, t % 2 ? image::Interp::lanczos : image::Interp::area, t < 2 ? "tables" : "naive", ran);
+      got[t] = run_gpu(in, plan, t % 2 ? image::Interp::lanczos : image::Interp::area, t < 2 ? "tables" : t == 2 ? "naive" : "separable", ran);
     });
   for (std::thread& t : threads) t.join();
   for (int t = 0; t < 4; ++t) {

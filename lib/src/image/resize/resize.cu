@@ -6,6 +6,12 @@
 //   tables    a block owns a 32 x 32 output tile; the x and y indices and weights of its 32
 //             columns and 32 rows are computed once into shared memory, then every pixel of the
 //             tile reads them there. No device allocation: the tables live only in the block.
+//   separable the fixed-point taps (linear, cubic, lanczos, area enlarging) in OpenCV's two
+//             passes: a block owns a 32-column x 16-row output tile, computes the horizontal sums
+//             of its columns on exactly the source rows its vertical taps read into shared
+//             memory (each row once per tile), then forms every output pixel from there. Per
+//             output channel: K vertical multiply-adds plus K horizontal ones per staged row
+//             (about scale + K / 16 rows per output row) instead of K * K.
 //   area_2x2  the integer ratio 2:1 in both axes (area, and linear, which OpenCV computes as area
 //             there): each thread reads 16-byte chunks of two input rows and writes 8 output
 //             pixels as 8-byte stores. Applies only when the window's first input pixel and the
@@ -35,6 +41,11 @@ using rm::Mode;
 constexpr int kMaxGridY = 65535;
 constexpr int kTile = 32;      // tables: output tile side
 constexpr int kTileRows = 8;   // tables: thread rows per block (each thread does kTile / kTileRows rows)
+constexpr int kSepCols = 32;   // separable: output tile columns (one per thread of a warp)
+constexpr int kSepRows = 16;   // separable: output tile rows
+constexpr int kSepWarps = 8;   // separable: warps per block
+constexpr int kSepSpan = 128;  // separable: the most source rows a tile may span (first to last tap)
+constexpr int kSepSlots = 64;  // separable: the most distinct source rows a tile may stage
 constexpr int kGroup = 8;      // area_2x2: output pixels per thread
 constexpr int kGroupThreads = 128;
 
@@ -81,6 +92,89 @@ __global__ void __launch_bounds__(kTile* kTileRows) resize_tables_kernel(const R
     const int y = y0 + r;
     if (y >= a.height) break;
     rm::pixel<CN, M>(a.p, cx, ys[r], a.src, a.src_pitch, a.dst + std::size_t(y) * a.dst_pitch + std::size_t(x) * CN);
+  }
+}
+
+// ---- separable: a kSepCols x kSepRows output tile per block of kSepWarps warps; lane = tile
+// column. 1. warp 0 computes the tile's column coordinates, warp 1 its row coordinates. 2. warp 0
+// marks the source rows (relative to the first row's first tap) that some tile row's taps read,
+// and numbers them: slot_of[row] = the row's slot, row_of[slot] = its clamped source row. 3. the
+// horizontal step (resize_math::taps_horizontal) of every staged row for every tile column into
+// hsum[slot][channel][column]. 4. the vertical steps of every tile pixel from hsum. A tile whose
+// rows span more than kSepSpan source rows or stage more than kSepSlots (the host's bound rules
+// these out; kept as a guard) forms its pixels directly, as `tables` does.
+template <int CN, Mode M>
+__global__ void __launch_bounds__(kSepCols* kSepWarps) resize_separable_kernel(const ResizeArgs a) {
+  constexpr int K = M == Mode::taps2 ? 2 : M == Mode::taps4 ? 4 : 8;
+  __shared__ rm::Coord xs[kSepCols], ys[kSepRows];
+  __shared__ short slot_of[kSepSpan];
+  __shared__ int row_of[kSepSlots];
+  __shared__ int n_slots, span;
+  __shared__ int hsum[kSepSlots * CN * kSepCols];
+  const int x0 = blockIdx.x * kSepCols, y0 = blockIdx.y * kSepRows;
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int rows = min(kSepRows, a.height - y0);
+  if (warp == 0) {
+    if (x0 + lane < a.width) xs[lane] = rm::make_coord(a.p, true, x0 + lane);
+  } else if (warp == 1) {
+    if (lane < rows) ys[lane] = rm::make_coord(a.p, false, y0 + lane);
+  }
+  __syncthreads();
+  const int base = ys[0].first;  // the tile's first tap row (the first taps grow with the row)
+  if (warp == 0) {
+    const int n = ys[rows - 1].first + K - base;
+    int count = 0;
+    if (n <= kSepSpan) {
+      for (int i0 = 0; i0 < n; i0 += 32) {
+        const int i = i0 + lane;
+        bool used = false;
+        for (int r = 0; r < rows; ++r) {
+          const int f = ys[r].first - base;
+          used |= i >= f && i < f + K;
+        }
+        used &= i < n;
+        const unsigned mask = __ballot_sync(0xffffffffu, used);
+        const int slot = count + __popc(mask & ((1u << lane) - 1u));
+        if (i < n) slot_of[i] = static_cast<short>(used ? slot : -1);
+        if (used && slot < kSepSlots) row_of[slot] = rm::clamp_int(base + i, 0, a.p.y.in - 1);
+        count += __popc(mask);
+      }
+    }
+    if (lane == 0) n_slots = count, span = n;
+  }
+  __syncthreads();
+  const int x = x0 + lane;
+  const rm::Coord cx = xs[lane];
+  std::uint8_t* out_col = a.dst + std::size_t(x) * CN;
+  if (span > kSepSpan || n_slots > kSepSlots) {  // guard: the tile's rows do not fit the buffer
+    if (x >= a.width) return;
+    for (int r = warp; r < rows; r += kSepWarps)
+      rm::pixel<CN, M>(a.p, cx, ys[r], a.src, a.src_pitch, out_col + std::size_t(y0 + r) * a.dst_pitch);
+    return;
+  }
+  if (x < a.width) {
+    const int last_x = a.p.x.in - 1;
+    for (int s = warp; s < n_slots; s += kSepWarps) {
+      int h[CN];
+      rm::taps_horizontal<CN, K>(cx, a.src + std::size_t(row_of[s]) * a.src_pitch, last_x, h);
+#pragma unroll
+      for (int ch = 0; ch < CN; ++ch) hsum[(s * CN + ch) * kSepCols + lane] = h[ch];
+    }
+  }
+  __syncthreads();
+  if (x >= a.width) return;
+  for (int r = warp; r < rows; r += kSepWarps) {
+    const int f = ys[r].first - base;
+    int acc[CN] = {};
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const int s = slot_of[f + j];
+      int h[CN];
+#pragma unroll
+      for (int ch = 0; ch < CN; ++ch) h[ch] = hsum[(s * CN + ch) * kSepCols + lane];
+      rm::taps_vertical_add<CN>(ys[r].c[j], h, acc);
+    }
+    rm::taps_store<CN>(acc, out_col + std::size_t(y0 + r) * a.dst_pitch);
   }
 }
 
@@ -186,6 +280,26 @@ bool try_tables(const ResizeCall& c) {
   return true;
 }
 
+// The taps modes only (nearest and area shrinking decline), tiles whose rows span at most
+// kSepSpan source rows (a vertical shrink up to about 7.8 for linear and cubic, 3.5 for lanczos)
+// and stage at most kSepSlots (bounded by both the span and 16 rows x K taps), grid rows of
+// 16-row tiles at most 65535.
+bool try_separable(const ResizeCall& c) {
+  const int K = rm::taps_of(c.p.mode);
+  if (K == 0) return false;
+  const int rows = std::min(kSepRows, c.d.height);
+  const int span = rm::taps_row_span_bound(c.p, rows);
+  if (span > kSepSpan || std::min(span, rows * K) > kSepSlots) return false;
+  if ((c.d.height + kSepRows - 1) / kSepRows > kMaxGridY) return false;
+  const dim3 block(kSepCols, kSepWarps), grid((c.d.width + kSepCols - 1) / kSepCols, (c.d.height + kSepRows - 1) / kSepRows);
+  by_channels_and_mode(c.s.channels, c.p.mode, [&](auto cn, auto mode) {
+    constexpr Mode m = decltype(mode)::value;
+    if constexpr (m == Mode::taps2 || m == Mode::taps4 || m == Mode::taps8)
+      resize_separable_kernel<decltype(cn)::value, m><<<grid, block, 0, c.stream>>>(c.args());
+  });
+  return true;
+}
+
 bool try_area_2x2(const ResizeCall& c) {
   if (c.p.mode != Mode::area_fast || c.p.x.iscale != 2 || c.p.y.iscale != 2) return false;
   const int cn = c.s.channels;
@@ -213,13 +327,18 @@ bool try_area_2x2(const ResizeCall& c) {
 constexpr wk::detail::Rung<ResizeCall> kRungs[] = {
     {{"naive", "1 px/thread, source indices and weights computed by every pixel"}, &try_naive},
     {{"tables", "32x32 output tile: column and row indices/weights computed once per block in shared memory"}, &try_tables},
+    {{"separable", "linear/cubic/lanczos: 32x16 output tile, horizontal sums of its source rows staged in shared memory once, "
+                   "then the vertical pass; declines area shrinks, nearest and vertical shrinks past its buffer"},
+     &try_separable},
     {{"area_2x2", "2:1 box mean (area; linear at 2:1): 8 px/thread from 16-byte loads of two rows; aligned rows only"},
      &try_area_2x2},
 };
 
 // ---- Tuning: a best guess until measured on sm_90 (docs/apod/resize.md): the 2:1 rung where it
-// applies, else tables, else naive (which applies to every call).
-constexpr const char* kSm90[] = {"area_2x2", "tables", "naive"};
+// applies (area, linear at 2:1), else separable (linear, cubic, lanczos, area enlarging), else
+// tables, else naive (which applies to every call). One order serves every call: each rung
+// declines the calls it does not take.
+constexpr const char* kSm90[] = {"area_2x2", "separable", "tables", "naive"};
 constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
 const wk::detail::Ladder<ResizeCall> kLadder{"resize", kRungs, kTuning};
 

@@ -284,6 +284,50 @@ WK_HD std::uint8_t load_u8(const std::uint8_t* p) {
 #endif
 }
 
+// ---- The fixed-point taps (linear, cubic, lanczos, area enlarging) in OpenCV's two steps. An
+// output pixel is taps_store of the sum, over its K tap rows j, of taps_vertical_add(cy.c[j], h_j),
+// where h_j is taps_horizontal of source row clamp(cy.first + j). pixel() below runs the steps
+// per pixel; the separable kernel runs taps_horizontal once per (tile row, column) into shared
+// memory and the vertical steps from there: the same integers either way.
+
+// Horizontal step: h[ch] = sum over k of row[clamp(cx.first + k)] * cx.c[k]. row: one source row;
+// last_x: the last source column.
+template <int CN, int K>
+WK_HD void taps_horizontal(const Coord& cx, const std::uint8_t* row, int last_x, int* h) {
+#pragma unroll
+  for (int ch = 0; ch < CN; ++ch) h[ch] = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const std::uint8_t* q = row + static_cast<std::size_t>(clamp_int(cx.first + k, 0, last_x)) * CN;
+#pragma unroll
+    for (int ch = 0; ch < CN; ++ch) h[ch] += static_cast<int>(load_u8(q + ch)) * cx.c[k];
+  }
+}
+
+// Vertical step, one tap row: acc[ch] += c * h[ch].
+template <int CN>
+WK_HD void taps_vertical_add(short c, const int* h, int* acc) {
+#pragma unroll
+  for (int ch = 0; ch < CN; ++ch) acc[ch] += c * h[ch];
+}
+
+// The vertical sum to 8 bits: (acc + 2^21) >> 22, saturated.
+template <int CN>
+WK_HD void taps_store(const int* acc, std::uint8_t* out) {
+  constexpr int kShift = 2 * kCoefBits;
+#pragma unroll
+  for (int ch = 0; ch < CN; ++ch) out[ch] = sat_u8((acc[ch] + (1 << (kShift - 1))) >> kShift);
+}
+
+// The source rows a tile of `rows` consecutive output rows may read in the taps modes, counted
+// from the first tap row of its first output row (clamped indices aside): an upper bound over
+// every tile of the call. The first tap row is floor of a coordinate that grows by scale per
+// output row, rounded to float (taps) or computed in double (area enlarging); 2 covers the floor
+// and the float rounding, K the taps of the last row.
+inline int taps_row_span_bound(const Params& p, int rows) {
+  return static_cast<int>(std::floor((rows - 1) * p.y.scale)) + 2 + taps_of(p.mode);
+}
+
 // One output pixel (CN channels) from its two coordinates. src: the whole source image.
 template <int CN, Mode M>
 WK_HD void pixel(const Params& p, const Coord& cx, const Coord& cy, const std::uint8_t* src, std::size_t pitch, std::uint8_t* out) {
@@ -326,25 +370,15 @@ WK_HD void pixel(const Params& p, const Coord& cx, const Coord& cy, const std::u
     for (int ch = 0; ch < CN; ++ch) out[ch] = sat_u8(round_even(sum[ch]));
   } else {
     constexpr int K = M == Mode::taps2 ? 2 : M == Mode::taps4 ? 4 : 8;
-    const int last_x = p.x.in - 1, last_y = p.y.in - 1;
-    std::size_t col[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) col[k] = static_cast<std::size_t>(clamp_int(cx.first + k, 0, last_x)) * CN;
+    const int last_y = p.y.in - 1;
     int acc[CN] = {};
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      const std::uint8_t* r = src + static_cast<std::size_t>(clamp_int(cy.first + j, 0, last_y)) * pitch;
-      int h[CN] = {};
-#pragma unroll
-      for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int ch = 0; ch < CN; ++ch) h[ch] += static_cast<int>(load_u8(r + col[k] + ch)) * cx.c[k];
-#pragma unroll
-      for (int ch = 0; ch < CN; ++ch) acc[ch] += cy.c[j] * h[ch];
+      int h[CN];
+      taps_horizontal<CN, K>(cx, src + static_cast<std::size_t>(clamp_int(cy.first + j, 0, last_y)) * pitch, p.x.in - 1, h);
+      taps_vertical_add<CN>(cy.c[j], h, acc);
     }
-    constexpr int kShift = 2 * kCoefBits;
-#pragma unroll
-    for (int ch = 0; ch < CN; ++ch) out[ch] = sat_u8((acc[ch] + (1 << (kShift - 1))) >> kShift);
+    taps_store<CN>(acc, out);
   }
 }
 
