@@ -135,7 +135,8 @@ TEST_CASE("resize GPU: the tuned default, and the 2:1 rung's fallback on unalign
 
 TEST_CASE("resize GPU: the separable rung declines vertical shrinks past its buffer; tables takes them", "[resize][gpu]") {
   // 16 output rows of a 1000 -> 20 shrink span about 750 source rows; 200 -> 40 (5:1) fits linear
-  // and cubic (at most 128 rows a tile) but not lanczos' 8 taps at 16 rows (at most 64 staged).
+  // and cubic (at most 128 rows a tile) but not lanczos' 8 taps at 16 rows (at most 80 staged);
+  // 200 -> 49 (4.08:1, as 8192 -> 2000) fits lanczos.
   const cv::Mat tall = test::random_image(45, 1000, 3, 11), mid = test::random_image(45, 200, 4, 12);
   struct Case {
     const cv::Mat* in;
@@ -147,6 +148,7 @@ TEST_CASE("resize GPU: the separable rung declines vertical shrinks past its buf
       {&tall, whole(30, 20), image::Interp::linear, "tables"},  {&tall, whole(30, 20), image::Interp::cubic, "tables"},
       {&tall, whole(30, 20), image::Interp::lanczos, "tables"}, {&mid, whole(30, 40), image::Interp::linear, "separable"},
       {&mid, whole(30, 40), image::Interp::cubic, "separable"}, {&mid, whole(30, 40), image::Interp::lanczos, "tables"},
+      {&mid, whole(30, 49), image::Interp::lanczos, "separable"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.in->rows, c.plan.height, image::interp_name(c.interp));

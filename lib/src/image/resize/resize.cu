@@ -11,7 +11,7 @@
 //             of its columns on exactly the source rows its vertical taps read into shared
 //             memory (each row once per tile), then forms every output pixel from there. Per
 //             output channel: K vertical multiply-adds plus K horizontal ones per staged row
-//             (about scale + K / 16 rows per output row) instead of K * K.
+//             (about min(scale, K) + K / 16 rows per output row) instead of K * K.
 //   area_2x2  the integer ratio 2:1 in both axes (area, and linear, which OpenCV computes as area
 //             there): each thread reads 16-byte chunks of two input rows and writes 8 output
 //             pixels as 8-byte stores. Applies only when the window's first input pixel and the
@@ -45,7 +45,7 @@ constexpr int kSepCols = 32;   // separable: output tile columns (one per thread
 constexpr int kSepRows = 16;   // separable: output tile rows
 constexpr int kSepWarps = 8;   // separable: warps per block
 constexpr int kSepSpan = 128;  // separable: the most source rows a tile may span (first to last tap)
-constexpr int kSepSlots = 64;  // separable: the most distinct source rows a tile may stage
+constexpr int kSepSlots = 80;  // separable: the most distinct source rows a tile may stage (lanczos at 4.1:1 needs 71)
 constexpr int kGroup = 8;      // area_2x2: output pixels per thread
 constexpr int kGroupThreads = 128;
 
@@ -281,7 +281,7 @@ bool try_tables(const ResizeCall& c) {
 }
 
 // The taps modes only (nearest and area shrinking decline), tiles whose rows span at most
-// kSepSpan source rows (a vertical shrink up to about 7.8 for linear and cubic, 3.5 for lanczos)
+// kSepSpan source rows (a vertical shrink up to about 7.8 for linear and cubic, 4.6 for lanczos)
 // and stage at most kSepSlots (bounded by both the span and 16 rows x K taps), grid rows of
 // 16-row tiles at most 65535.
 bool try_separable(const ResizeCall& c) {
