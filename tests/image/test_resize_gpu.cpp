@@ -86,9 +86,10 @@ bool is_taps(const SizeCase& sc, image::Interp interp) {
   return image::resize_math::taps_of(p.mode) > 0;
 }
 
-// The rung the tuned order runs: area_2x2, separable, tables (naive takes the rest, never reached).
+// The rung the tuned order runs: area_2x2 where it applies; for lanczos separable, else tables
+// (naive takes the rest, never reached).
 std::string tuned_rung(const SizeCase& sc, image::Interp interp) {
-  return is_2x2(sc, interp) ? "area_2x2" : is_taps(sc, interp) ? "separable" : "tables";
+  return is_2x2(sc, interp) ? "area_2x2" : interp == image::Interp::lanczos && is_taps(sc, interp) ? "separable" : "tables";
 }
 
 }  // namespace
@@ -122,6 +123,8 @@ TEST_CASE("resize GPU: the tuned default, and the 2:1 rung's fallback on unalign
   CHECK(cv::norm(run_gpu(in, half, image::Interp::area, "", ran), run_cpu(in, half, image::Interp::area), cv::NORM_INF) <= 1);
   CHECK(ran == std::string("area_2x2"));
   CHECK(cv::norm(run_gpu(in, third, image::Interp::cubic, "", ran), run_cpu(in, third, image::Interp::cubic), cv::NORM_INF) <= 1);
+  CHECK(ran == std::string("tables"));
+  CHECK(cv::norm(run_gpu(in, third, image::Interp::lanczos, "", ran), run_cpu(in, third, image::Interp::lanczos), cv::NORM_INF) <= 1);
   CHECK(ran == std::string("separable"));
   const image::ResizePlan fractional = whole(91, 45);
   CHECK(cv::norm(run_gpu(in, fractional, image::Interp::area, "", ran), run_cpu(in, fractional, image::Interp::area), cv::NORM_INF) <=
