@@ -2,6 +2,7 @@
 #include "help.hpp"
 
 #include "wk/image/pipeline.hpp"
+#include "wk/io/metadata.hpp"
 #include "wk/pipeline/folder_job.hpp"
 
 namespace {
@@ -40,6 +41,9 @@ Files:
   JPEG outputs use quality 95 and WebP outputs are lossless unless --quality says otherwise;
   PNG outputs use zlib level 3 unless --png-level. A pipeline that only reads the image
   (hist) writes its side outputs only, no copy of the image.
+  Metadata (libexiv2; this build: %EXIV2%): the ICC profile, EXIF, IPTC, XMP and comments of
+  each input go to its JPEG, PNG, WebP or TIFF output, EXIF orientation reset to 1 (the pixels
+  are already turned), sizes updated, the EXIF thumbnail dropped; --strip removes them all.
   An existing output is replaced atomically (an unnamed temporary file in the same folder,
   fsync'ed, then renamed over it: never half-written, nothing left after a crash) unless
   --skip-existing; an output that is a symbolic link has its target replaced. Before any work,
@@ -85,7 +89,8 @@ Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|s
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
   their batch's decode time. A file name that is not UTF-8 has U+FFFD for its bad bytes in
   "path" and its exact bytes in "path_hex". --resume FILE skips the inputs that FILE lists as
-  done by a job with the same settings (pipeline, --border, --plot, --format, --quality) into
+  done by a job with the same settings (pipeline, --border, --plot, --format, --quality,
+  --png-level, --strip, --depth, --alpha) into
   the same output, when that output still exists and the input has the size and modification
   time the report recorded; the others are done again (a notice says why), and the new report
   goes to FILE unless --report says otherwise.
@@ -117,5 +122,6 @@ Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage er
 std::string wk_image_help_footer() {
   std::string footer = kFooter;
   footer.replace(footer.find("%NVJPEG%"), 8, wk::pipeline::nvjpeg_in_build() ? "built in" : "not built in");
+  footer.replace(footer.find("%EXIV2%"), 7, wk::io::metadata_supported() ? "built in" : "not built in: nothing carried");
   return footer + "\n\nOperations:\n" + wk::image::operations_help();
 }

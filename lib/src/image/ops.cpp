@@ -192,8 +192,18 @@ std::string operations_help() {
     if (syntax.size() < 26) syntax.resize(26, ' ');
     out += "  " + syntax + " " + d->info.summary + "\n";
     for (const OpArg& a : d->info.args) {
-      std::string line = std::string(29, ' ') + a.name + ": " + a.rule;
-      if (a.fallback && *a.fallback) line += std::string(", default ") + a.fallback;
+      std::string text = std::string(a.name) + ": " + a.rule;
+      if (a.fallback && *a.fallback) text += std::string(", default ") + a.fallback;
+      // Wrapped at 100 columns, continuation lines indented under the text.
+      std::string line = std::string(29, ' ');
+      std::istringstream words(text);
+      for (std::string w; words >> w;) {
+        if (line.size() > 29 && line.size() + 1 + w.size() > 100) {
+          out += line + "\n";
+          line = std::string(31, ' ');
+        }
+        line += (line.back() == ' ' ? "" : " ") + w;
+      }
       out += line + "\n";
     }
   }

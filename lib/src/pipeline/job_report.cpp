@@ -166,7 +166,9 @@ std::optional<InputStamp> input_stamp(const fs::path& input) {
 std::string job_settings(const FolderJobOptions& opt) {
   return "pipeline=" + opt.pipeline_text + ";border=" + image::to_string(opt.pipeline_options.border) +
          ";plot=" + (opt.pipeline_options.plot ? "1" : "0") + ";format=" + opt.format +
-         ";quality=" + std::to_string(opt.encode.jpeg_quality);
+         ";quality=" + std::to_string(opt.encode.jpeg_quality) + ";webp=" + std::to_string(opt.encode.webp_quality) +
+         ";png=" + std::to_string(opt.encode.png_level) + ";strip=" + (opt.strip ? "1" : "0") +
+         ";depth8=" + (opt.decode.to_8bit ? "1" : "0") + ";alpha=" + (opt.decode.drop_alpha ? "drop" : "refuse");
 }
 
 EarlierReport parse_earlier_report(std::string_view text, const std::string& name) {
