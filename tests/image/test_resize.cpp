@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "image/resize/resize_math.cuh"
+#include "resize_test_cases.hpp"
 #include "rung_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
@@ -20,33 +21,12 @@ namespace rm = wk::image::resize_math;
 
 namespace {
 
-struct SizeCase {
-  int in_w, in_h;
-  image::ResizePlan plan;
-};
+using SizeCase = test::ResizeCase;
+using test::whole;
 
-image::ResizePlan whole(int w, int h) { return {w, h, 0, 0, w, h}; }
+std::vector<SizeCase> size_cases() { return test::resize_cases(); }
 
-// The sizes every check runs on.
-std::vector<SizeCase> size_cases() {
-  std::vector<SizeCase> cases = {
-      {37, 23, whole(11, 7)},    {37, 23, whole(101, 67)},  // odd sizes, shrink and enlarge
-      {1, 1, whole(5, 3)},       {7, 1, whole(1, 1)},       // 1-pixel images
-      {1000, 3, whole(2, 1)},    {2, 2, whole(500, 400)},   // extreme ratios
-      {64, 48, whole(32, 24)},   {50, 30, whole(25, 15)},   // 2:1
-      {99, 60, whole(33, 20)},   {96, 64, whole(32, 32)},   // 3:1, 3:1 x 2:1
-      {40, 30, whole(20, 45)},   {30, 40, whole(45, 20)},   // shrink one side, enlarge the other
-      {17, 9, whole(17, 9)},     {53, 41, whole(24, 19)},   // same size (a copy), a shrink by 2.2
-  };
-  // Fill windows: the centre of the scaled image.
-  const image::ResizeSize box = image::parse_resize_size("30x30");
-  for (const auto& [w, h] : {std::pair{61, 37}, std::pair{37, 61}, std::pair{100, 20}})
-    cases.push_back({w, h, image::plan_resize(box, image::FitMode::fill, w, h)});
-  return cases;
-}
-
-constexpr image::Interp kInterps[] = {image::Interp::nearest, image::Interp::linear, image::Interp::cubic, image::Interp::area,
-                                      image::Interp::lanczos};
+constexpr const auto& kInterps = test::kResizeInterps;
 
 // The model (resize_math) over the plan's window.
 cv::Mat model(const cv::Mat& in, const image::ResizePlan& plan, image::Interp interp) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "image/resize/resize_math.cuh"
+#include "resize_test_cases.hpp"
 #include "image/rungs.hpp"
 #include "test_support.hpp"
 #include "wk/core/buffer.hpp"
@@ -19,30 +20,17 @@ using namespace wk;
 
 namespace {
 
-struct SizeCase {
-  int in_w, in_h;
-  image::ResizePlan plan;
-};
+using SizeCase = test::ResizeCase;
+using test::whole;
 
-image::ResizePlan whole(int w, int h) { return {w, h, 0, 0, w, h}; }
-
-// The sizes of tests/image/test_resize.cpp, and a 2:1 fill window.
+// test::resize_cases(), and a 2:1 fill window.
 std::vector<SizeCase> size_cases() {
-  std::vector<SizeCase> cases = {
-      {37, 23, whole(11, 7)},  {37, 23, whole(101, 67)}, {1, 1, whole(5, 3)},    {7, 1, whole(1, 1)},
-      {1000, 3, whole(2, 1)},  {2, 2, whole(500, 400)},  {64, 48, whole(32, 24)}, {50, 30, whole(25, 15)},
-      {99, 60, whole(33, 20)}, {96, 64, whole(32, 32)},  {40, 30, whole(20, 45)}, {30, 40, whole(45, 20)},
-      {17, 9, whole(17, 9)},   {53, 41, whole(24, 19)},
-  };
-  const image::ResizeSize box = image::parse_resize_size("30x30");
-  for (const auto& [w, h] : {std::pair{61, 37}, std::pair{37, 61}, std::pair{100, 20}})
-    cases.push_back({w, h, image::plan_resize(box, image::FitMode::fill, w, h)});
+  std::vector<SizeCase> cases = test::resize_cases();
   cases.push_back({256, 128, {128, 64, 32, 0, 64, 64}});  // 2:1 window, 16-byte aligned input corner
   return cases;
 }
 
-constexpr image::Interp kInterps[] = {image::Interp::nearest, image::Interp::linear, image::Interp::cubic, image::Interp::area,
-                                      image::Interp::lanczos};
+constexpr const auto& kInterps = test::kResizeInterps;
 
 // Runs the GPU resize of `in` (optionally through a view starting `skip` pixels into each row, to
 // misalign it) and returns the output; `ran`: the rung that ran.

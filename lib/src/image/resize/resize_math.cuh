@@ -34,63 +34,25 @@ constexpr int kCoefBits = 11;
 constexpr int kCoefScale = 1 << kCoefBits;  // OpenCV's INTER_RESIZE_COEF_SCALE
 constexpr int kMaxTaps = 8;
 
-// ---- IEEE operations, rounded to nearest, never contracted.
-WK_HD float fmul(float a, float b) {
+// ---- IEEE operations, rounded to nearest, never contracted (nvcc would fuse a * b + c into an
+// FMA, which rounds once where the host rounds twice).
 #if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
+#define WK_RESIZE_IEEE_OP(name, T, op, intrinsic) \
+  WK_HD T name(T a, T b) { return intrinsic(a, b); }
 #else
-  return a * b;
+#define WK_RESIZE_IEEE_OP(name, T, op, intrinsic) \
+  WK_HD T name(T a, T b) { return a op b; }
 #endif
-}
-WK_HD float fadd(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-WK_HD float fsub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-WK_HD float fdiv(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-WK_HD double dmul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-WK_HD double dadd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-WK_HD double dsub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-WK_HD double ddiv(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+WK_RESIZE_IEEE_OP(fmul, float, *, __fmul_rn)
+WK_RESIZE_IEEE_OP(fadd, float, +, __fadd_rn)
+WK_RESIZE_IEEE_OP(fsub, float, -, __fsub_rn)
+WK_RESIZE_IEEE_OP(fdiv, float, /, __fdiv_rn)
+WK_RESIZE_IEEE_OP(dmul, double, *, __dmul_rn)
+WK_RESIZE_IEEE_OP(dadd, double, +, __dadd_rn)
+WK_RESIZE_IEEE_OP(dsub, double, -, __dsub_rn)
+WK_RESIZE_IEEE_OP(ddiv, double, /, __ddiv_rn)
+#undef WK_RESIZE_IEEE_OP
+
 // cvRound: to nearest, ties to even.
 WK_HD int round_even(float v) {
 #if defined(__CUDA_ARCH__)
