@@ -39,6 +39,17 @@ double time_once_ms(const std::function<void()>& fn) {
 
 }  // namespace
 
+void check_rung_output(const cv::Mat& got, const cv::Mat& reference, double tolerance, const std::string& what,
+                       const std::string& ran) {
+  cv::Mat diff;
+  cv::absdiff(got, reference, diff);
+  double worst = 0;
+  cv::minMaxLoc(diff.reshape(1), nullptr, &worst);
+  if (worst > tolerance)
+    throw Error(ErrorCategory::internal,
+                fmt::format("{}: rung '{}' differs from OpenCV by {} > {}: not timing a wrong kernel", what, ran, worst, tolerance));
+}
+
 int run_filter_benches(const Options& o, const char* op, const std::vector<FilterBench>& benches) {
   const image::OpInfo* info = image::find_operation(op);
   if (!info) throw Error(ErrorCategory::internal, std::string("wk-bench: no operation '") + op + "'");
@@ -82,13 +93,7 @@ int run_filter_benches(const Options& o, const char* op, const std::vector<Filte
       WK_CUDA_CHECK(cudaMemcpy2DAsync(got.data, got.step[0], d_dst.get(), d_dst.pitch(), std::size_t(o.width) * elem, o.height,
                                       cudaMemcpyDeviceToHost, *stream));
       stream->synchronize();
-      cv::Mat diff;
-      cv::absdiff(got, h_ref, diff);
-      double worst = 0;
-      cv::minMaxLoc(diff.reshape(1), nullptr, &worst);
-      if (worst > b.tolerance)
-        throw Error(ErrorCategory::internal, fmt::format("{} ({}): rung '{}' differs from OpenCV by {} > {}: not timing a wrong kernel", op,
-                                                         b.title, ran, worst, b.tolerance));
+      check_rung_output(got, h_ref, b.tolerance, fmt::format("{} ({})", op, b.title), ran);
       rows.push_back(rung_row(asked, ran, default_ran, ms, px, bytes));
     }
     if (b.roofline && o.ladder) {

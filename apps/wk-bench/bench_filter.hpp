@@ -39,4 +39,9 @@ struct FilterBench {
 // exit code.
 int run_filter_benches(const Options& options, const char* op, const std::vector<FilterBench>& benches);
 
+// Throws wk::Error{internal} "WHAT: rung 'RAN' differs from OpenCV by D > TOLERANCE" when `got` is
+// further than `tolerance` from `reference` anywhere: no row for a wrong kernel.
+void check_rung_output(const cv::Mat& got, const cv::Mat& reference, double tolerance, const std::string& what,
+                       const std::string& ran);
+
 }  // namespace wk::bench

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_filter.hpp"
 #include "bench_images.hpp"
 #include "benches.hpp"
 #include "wk/core/buffer.hpp"
@@ -97,13 +98,7 @@ int bench_resize(const Options& o) {
       WK_CUDA_CHECK(cudaMemcpy2DAsync(got.data, got.step[0], d_dst.view().data, d_dst.pitch_bytes(), std::size_t(ow) * cn, oh,
                                       cudaMemcpyDeviceToHost, *stream));
       stream->synchronize();
-      cv::Mat diff;
-      cv::absdiff(got, h_ref, diff);
-      double worst = 0;
-      cv::minMaxLoc(diff.reshape(1), nullptr, &worst);
-      if (worst > tolerance)
-        throw Error(ErrorCategory::internal, fmt::format("resize ({}): rung '{}' differs from OpenCV by {} > {}: not timing a wrong kernel",
-                                                         image::interp_name(rc.interp), ran, worst, tolerance));
+      check_rung_output(got, h_ref, tolerance, fmt::format("resize ({})", image::interp_name(rc.interp)), ran);
       rows.push_back(rung_row(asked, ran, default_ran, ms, px, bytes));
     }
     std::string peer;
