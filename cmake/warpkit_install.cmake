@@ -70,8 +70,12 @@ set(nvjpeg "")
 if(WK_HAVE_NVJPEG)
   set(nvjpeg " -L\${cudalibdir} -lnvjpeg")
 endif()
+set(exiv2 "")
+if(WK_HAVE_EXIV2)  # the folder job's metadata (lib/src/io/metadata.cpp)
+  set(exiv2 " exiv2")
+endif()
 wk_pkgconfig(warpkit-image "warpkit image operations, image files and the folder pipeline (CUDA, OpenCV)"
-  "warpkit-core ${WK_PC_OPENCV}" "-L\${libdir} -lwarpkit_image${nvjpeg}" "" "${WK_PC_CUDA_VARS}")
+  "warpkit-core ${WK_PC_OPENCV}${exiv2}" "-L\${libdir} -lwarpkit_image${nvjpeg}" "" "${WK_PC_CUDA_VARS}")
 wk_pkgconfig(warpkit-hash "warpkit password hashing: crypt methods on the GPU and the CPU (libxcrypt)"
   "warpkit-core libcrypto" "-L\${libdir} -lwarpkit_hash -lcrypt" "" "")
 wk_pkgconfig(warpkit-cipher "warpkit IDEA cipher on the GPU and the CPU"
