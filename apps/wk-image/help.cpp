@@ -31,10 +31,12 @@ Files:
   root in OUTDIR, with the same name and format (or --format's: one this build writes, checked
   before any work).
   Decoding is cv::imread(IMREAD_COLOR) except that 1-channel images stay 1-channel: 8-bit,
-  EXIF orientation applied (GPU JPEG decode: see below). Nothing is converted silently: an
-  input of 16 bits (or floating point) a channel is refused unless --depth 8, one with an
-  alpha channel (PNG, WebP, TIFF) unless --alpha drop; either is then converted as
-  cv::imread converts it. thumbnail decodes a JPEG at 1/2, 1/4 or 1/8 a side (libjpeg's DCT
+  EXIF orientation applied (GPU JPEG decode: see below). Nothing is converted silently: a
+  pipeline of geometry and resampling ops only (flip, rotate, transpose, crop, resize,
+  thumbnail) keeps 16-bit and floating-point inputs and alpha channels (run through OpenCV on
+  the host; the output must be a format that holds them: PNG or TIFF, WebP for 8-bit alpha,
+  else the file is refused); any other pipeline refuses such an input unless --depth 8 or
+  --alpha drop converts it as cv::imread converts it. thumbnail decodes a JPEG at 1/2, 1/4 or 1/8 a side (libjpeg's DCT
   scaling) when that is still at least the thumbnail's size, as vipsthumbnail does.
   Lossless outputs (PNG, BMP, PNM, TIFF, WebP without --quality) are bit-identical to OpenCV's
   result (a gray .ppm holds the gray value in all three channels, since PPM is colour-only);

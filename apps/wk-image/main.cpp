@@ -212,12 +212,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 9));
   std::string depth, alpha;
   app.add_option("--depth", depth,
-                 "8: reduce 16-bit and floating-point inputs to 8 bits (without it they are refused: the operations "
-                 "take 8-bit images)")
+                 "8: reduce 16-bit and floating-point inputs to 8 bits (without it, geometry and resize keep them and "
+                 "other operations refuse them)")
       ->check(CLI::IsMember({"8"}));
   app.add_option("--alpha", alpha,
-                 "drop: remove the alpha channel of inputs that have one (without it they are refused: the operations "
-                 "take 1 or 3 channels)")
+                 "drop: remove the alpha channel of inputs that have one (without it, geometry and resize keep it and "
+                 "other operations refuse such inputs)")
       ->check(CLI::IsMember({"drop"}));
   app.add_flag("--skip-existing", job.skip_existing, "Leave existing outputs untouched (reported as skipped)");
   app.add_flag("--strip", job.strip,

@@ -138,7 +138,8 @@ TEST_CASE("decode: 16-bit and alpha inputs are refused unless converted on reque
   REQUIRE(cv::imwrite((dir / "in" / "alpha.png").string(), bgra));
   REQUIRE(cv::imwrite((dir / "in" / "plain.png").string(), test::random_image(9, 7, 3, 5)));
 
-  auto opt = cpu_job(dir, "flip:h");
+  // gray takes 8-bit 1- and 3-channel images only: the others are refused, named, not converted.
+  auto opt = cpu_job(dir, "flip:h,gray");
   auto res = pipeline::run_folder_job(opt);
   CHECK(res.totals.ok == 1);
   CHECK(res.totals.failed == 2);
@@ -153,11 +154,107 @@ TEST_CASE("decode: 16-bit and alpha inputs are refused unless converted on reque
   opt.decode.drop_alpha = true;
   res = pipeline::run_folder_job(opt);
   CHECK(res.totals.ok == 3);
-  cv::Mat want;
+  cv::Mat want, gray;
   cv::flip(cv::imread((dir / "in" / "deep.png").string(), cv::IMREAD_COLOR), want, 1);
-  CHECK(cv::norm(cv::imread((dir / "out" / "deep.png").string(), cv::IMREAD_UNCHANGED), want, cv::NORM_INF) == 0);
+  cv::cvtColor(want, gray, cv::COLOR_BGR2GRAY);
+  CHECK(cv::norm(cv::imread((dir / "out" / "deep.png").string(), cv::IMREAD_UNCHANGED), gray, cv::NORM_INF) == 0);
   cv::flip(cv::imread((dir / "in" / "alpha.png").string(), cv::IMREAD_COLOR), want, 1);
-  CHECK(cv::norm(cv::imread((dir / "out" / "alpha.png").string(), cv::IMREAD_UNCHANGED), want, cv::NORM_INF) == 0);
+  cv::cvtColor(want, gray, cv::COLOR_BGR2GRAY);
+  CHECK(cv::norm(cv::imread((dir / "out" / "alpha.png").string(), cv::IMREAD_UNCHANGED), gray, cv::NORM_INF) == 0);
+}
+
+TEST_CASE("folder job: geometry and resize keep 16 bits and alpha; formats that cannot hold them are refused", "[fidelity]") {
+  test::TempDir dir;
+  fs::create_directories(dir / "in");
+  cv::Mat deep(37, 53, CV_16UC3), bgra = test::random_image(41, 29, 4, 8), deep_alpha(20, 30, CV_16UC4);
+  cv::randu(deep, 0, 65536);
+  cv::randu(deep_alpha, 0, 65536);
+  REQUIRE(cv::imwrite((dir / "in" / "deep.png").string(), deep));
+  REQUIRE(cv::imwrite((dir / "in" / "alpha.png").string(), bgra));
+  REQUIRE(cv::imwrite((dir / "in" / "both.png").string(), deep_alpha));
+  const std::string ops = "rotate:90,crop:center:16x16,flip:v,resize:24x20:exact:cubic";
+  auto expected = [](const cv::Mat& in) {
+    cv::Mat a, b;
+    cv::rotate(in, a, cv::ROTATE_90_CLOCKWISE);
+    b = a(cv::Rect((a.cols - 16) / 2, (a.rows - 16) / 2, 16, 16)).clone();
+    cv::flip(b, b, 0);
+    cv::resize(b, a, cv::Size(24, 20), 0, 0, cv::INTER_CUBIC);
+    return a;
+  };
+  auto opt = cpu_job(dir, ops);
+  auto res = pipeline::run_folder_job(opt);
+  REQUIRE(res.totals.ok == 3);
+  for (const auto& [name, in] : {std::pair<std::string, cv::Mat>{"deep.png", deep}, {"alpha.png", bgra}, {"both.png", deep_alpha}}) {
+    CAPTURE(name);
+    const cv::Mat got = cv::imread((dir / "out" / name).string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(got.type() == in.type());
+    CHECK(cv::norm(got, expected(in), cv::NORM_INF) == 0);
+  }
+  // thumbnail on a 16-bit image: area averaging at 16 bits.
+  fs::remove_all(dir / "out");
+  opt = cpu_job(dir, "thumbnail:20x20");
+  res = pipeline::run_folder_job(opt);
+  REQUIRE(res.totals.ok == 3);
+  cv::Mat want;
+  cv::resize(deep, want, cv::Size(20, 14), 0, 0, cv::INTER_AREA);
+  CHECK(cv::norm(cv::imread((dir / "out" / "deep.png").string(), cv::IMREAD_UNCHANGED), want, cv::NORM_INF) == 0);
+  // JPEG holds neither: refused per file, naming what to do; nothing written.
+  fs::remove_all(dir / "out");
+  opt = cpu_job(dir, "flip:h");
+  opt.format = "jpg";
+  res = pipeline::run_folder_job(opt);
+  CHECK(res.totals.failed == 3);
+  for (const auto& r : res.records) {
+    CAPTURE(r.path);
+    CHECK_THAT(r.error, Catch::Contains("jpg cannot hold") && Catch::Contains("--format png"));
+  }
+  CHECK_FALSE(fs::exists(dir / "out" / "deep.jpg"));
+  // --depth 8 and --alpha drop still convert, as cv::imread does.
+  opt.decode.to_8bit = opt.decode.drop_alpha = true;
+  res = pipeline::run_folder_job(opt);
+  CHECK(res.totals.ok == 3);
+}
+
+TEST_CASE("decode: an alpha image keeps the EXIF orientation OpenCV applies to it", "[fidelity]") {
+  // A 4x2 RGBA PNG whose eXIf chunk says orientation 6 (turn 90 degrees clockwise).
+  auto chunk = [](const std::string& type, const std::string& data) {
+    std::string c;
+    for (int k = 3; k >= 0; --k) c += char((data.size() >> (8 * k)) & 0xFF);
+    c += type + data;
+    std::uint32_t crc = 0xFFFFFFFFu;
+    for (unsigned char b : type + data) {
+      crc ^= b;
+      for (int k = 0; k < 8; ++k) crc = (crc & 1) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+    crc ^= 0xFFFFFFFFu;
+    for (int k = 3; k >= 0; --k) c += char((crc >> (8 * k)) & 0xFF);
+    return c;
+  };
+  std::vector<std::uint8_t> raw;
+  for (int y = 0; y < 2; ++y) {
+    raw.push_back(0);
+    for (int x = 0; x < 4; ++x)
+      for (int c = 0; c < 4; ++c) raw.push_back(std::uint8_t(10 * x + 100 * y + c * 3 + (c == 3 ? 50 : 0)));
+  }
+  // The image data stored (zlib) with OpenCV's own encoder, then the eXIf chunk spliced in.
+  cv::Mat rgba(2, 4, CV_8UC4);
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 4; ++x)
+      for (int c = 0; c < 4; ++c) rgba.at<cv::Vec4b>(y, x)[c] = raw[std::size_t(y) * 17 + 1 + std::size_t(x) * 4 + c];
+  std::vector<std::uint8_t> png;
+  REQUIRE(cv::imencode(".png", rgba, png));
+  const std::string exif = std::string("MM\0*\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0", 26);
+  const std::string eXIf = chunk("eXIf", exif);
+  png.insert(png.begin() + 33, eXIf.begin(), eXIf.end());  // after the IHDR chunk
+  const cv::Mat oriented = cv::imdecode(png, cv::IMREAD_COLOR);
+  REQUIRE(oriented.size() == cv::Size(2, 4));  // OpenCV turned it
+  io::DecodeOptions o;
+  o.keep_deep = true;
+  const cv::Mat got = io::decode_image(png, o);
+  REQUIRE(got.type() == CV_8UC4);
+  cv::Mat want;
+  cv::rotate(rgba, want, cv::ROTATE_90_CLOCKWISE);
+  CHECK(cv::norm(got, want, cv::NORM_INF) == 0);
 }
 
 TEST_CASE("has_alpha_channel reads PNG, WebP and TIFF headers", "[fidelity]") {

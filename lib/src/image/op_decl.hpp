@@ -63,6 +63,10 @@ struct Operation {
   // height input (EXIF orientation applied) still holds every pixel the op keeps (thumbnail);
   // empty: 1, the op needs the image at full size.
   std::function<int(int width, int height)> jpeg_shrink;
+  // The op on an image of any depth and channel count (16-bit, float, BGRA), through OpenCV on
+  // the host: geometry and resize, which are defined on every pixel type. Empty: the op takes
+  // 8-bit 1- and 3-channel images only.
+  std::function<void(cv::Mat&)> any_depth;
 };
 
 struct OpDecl {

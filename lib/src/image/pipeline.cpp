@@ -81,15 +81,35 @@ bool Pipeline::analysis_only() const {
   return true;
 }
 
+bool Pipeline::takes_any_depth() const {
+  for (const auto& op : impl_->ops)
+    if (!op.any_depth) return false;
+  return true;
+}
+
 int Pipeline::jpeg_shrink(int width, int height) const {
   const auto& ops = impl_->ops;
   return ops.empty() || !ops.front().jpeg_shrink ? 1 : ops.front().jpeg_shrink(width, height);
 }
 
 cv::Mat Pipeline::run(const cv::Mat& image, long index, std::vector<SideOutput>* side_outputs, const DeviceSink& sink) {
-  if (image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
-    throw Error(ErrorCategory::unsupported, "pipeline input must be 8-bit with 1 or 3 channels");
   Impl& p = *impl_;
+  if (image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3)) {
+    // 16-bit, float or BGRA: on the host, through the ops' any-depth paths.
+    const std::string kind = image.depth() == CV_16U ? "16-bit" : image.depth() == CV_32F ? "floating-point" : image.depth() == CV_8U ? "" : "deep";
+    for (const auto& op : p.ops)
+      if (!op.any_depth)
+        throw Error(ErrorCategory::unsupported,
+                    op.name + " takes 8-bit images of 1 or 3 channels, not " +
+                        (kind.empty() ? std::to_string(image.channels()) + "-channel ones" : kind + " ones") +
+                        (image.channels() == 4 ? " with alpha" : "") + " (--depth 8 and --alpha drop convert them)");
+    cv::Mat img = image.clone();
+    for (auto& op : p.ops) {
+      nvtx::Range r(op.name.c_str(), nvtx::Color::compute, index);
+      op.any_depth(img);
+    }
+    return img;
+  }
   RunState st;
   st.side_outputs = side_outputs;
   if (p.backend == Backend::cpu) {

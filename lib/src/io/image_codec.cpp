@@ -4,6 +4,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <string_view>
 
 #include "wk/core/error.hpp"
@@ -132,7 +133,8 @@ bool tiff_has_alpha(std::span<const std::uint8_t> b) {
 
 cv::Mat checked(cv::Mat img) {
   if (img.empty()) throw Error(ErrorCategory::decode, "not a decodable image (unknown format or corrupt data)");
-  if (img.channels() != 1 && img.channels() != 3) throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+  if (img.channels() != 1 && img.channels() != 3 && img.channels() != 4)
+    throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
   return img;
 }
 
@@ -169,6 +171,58 @@ int reduced_flags(std::span<const std::uint8_t> bytes, int shrink) {
     case 8: return gray ? cv::IMREAD_REDUCED_GRAYSCALE_8 : cv::IMREAD_REDUCED_COLOR_8;
   }
   return cv::IMREAD_ANYCOLOR;
+}
+// The decode with alpha (IMREAD_UNCHANGED: BGRA, or gray + alpha as BGRA) turned as OpenCV
+// turned `oriented` (the same image decoded without alpha, EXIF orientation applied):
+// IMREAD_UNCHANGED skips the orientation, so the quarter turn or mirror whose colour channels
+// equal `oriented`'s is applied. None matching: refused, never a guess. `to_8bit`: 16 bits kept
+// as their high byte (as libpng's 16-to-8 reduction does), floats times 255.
+cv::Mat with_alpha(cv::Mat bgra, const cv::Mat& oriented, ImageFormat format, bool to_8bit) {
+  if (bgra.channels() != 4 || bgra.depth() != oriented.depth())
+    throw Error(ErrorCategory::unsupported, std::string(format_name(format)) + " with an alpha channel of an unexpected layout (--alpha drop removes it)");
+  auto colour_of = [&](const cv::Mat& m) {
+    cv::Mat c;
+    cv::cvtColor(m, c, oriented.channels() == 1 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGRA2BGR);
+    return c;
+  };
+  auto same = [&](const cv::Mat& m) { return m.size() == oriented.size() && cv::norm(colour_of(m), oriented, cv::NORM_INF) == 0; };
+  cv::Mat turned = bgra;
+  if (!same(turned)) {
+    const std::function<void(const cv::Mat&, cv::Mat&)> turns[] = {
+        [](const cv::Mat& a, cv::Mat& b) { cv::flip(a, b, 1); },
+        [](const cv::Mat& a, cv::Mat& b) { cv::rotate(a, b, cv::ROTATE_180); },
+        [](const cv::Mat& a, cv::Mat& b) { cv::flip(a, b, 0); },
+        [](const cv::Mat& a, cv::Mat& b) { cv::transpose(a, b); },
+        [](const cv::Mat& a, cv::Mat& b) { cv::rotate(a, b, cv::ROTATE_90_CLOCKWISE); },
+        [](const cv::Mat& a, cv::Mat& b) {
+          cv::Mat half;
+          cv::rotate(a, half, cv::ROTATE_180);
+          cv::transpose(half, b);
+        },
+        [](const cv::Mat& a, cv::Mat& b) { cv::rotate(a, b, cv::ROTATE_90_COUNTERCLOCKWISE); },
+    };
+    bool found = false;
+    for (const auto& turn : turns) {
+      turn(bgra, turned);
+      if ((found = same(turned))) break;
+    }
+    if (!found)
+      throw Error(ErrorCategory::unsupported, std::string(format_name(format)) +
+                                                  " with an alpha channel whose orientation cannot be matched (--alpha drop removes it)");
+  }
+  if (!to_8bit || turned.depth() == CV_8U) return turned;
+  cv::Mat out;
+  if (turned.depth() == CV_16U) {
+    out.create(turned.size(), CV_8UC4);
+    for (int y = 0; y < turned.rows; ++y) {
+      const auto* in = turned.ptr<std::uint16_t>(y);
+      auto* o = out.ptr<std::uint8_t>(y);
+      for (int x = 0; x < turned.cols * 4; ++x) o[x] = std::uint8_t(in[x] >> 8);
+    }
+    return out;
+  }
+  turned.convertTo(out, CV_8U, 255.0);
+  return out;
 }
 }  // namespace
 
@@ -217,26 +271,49 @@ cv::Mat decode_image(std::span<const std::uint8_t> bytes, const std::filesystem:
     const int shrink = options.jpeg_shrink == 2 || options.jpeg_shrink == 4 || options.jpeg_shrink == 8 ? options.jpeg_shrink : 1;
     return cv_decode(bytes, source, from_file, reduced_flags(bytes, shrink));
   }
-  if (!options.drop_alpha && has_alpha_channel(bytes))
+  const bool alpha = !options.drop_alpha && has_alpha_channel(bytes);
+  if (alpha && !options.keep_deep)
     throw Error(ErrorCategory::unsupported, std::string(format_name(format)) +
-                                                " with an alpha channel: the operations take 1 or 3 channels (--alpha drop "
+                                                " with an alpha channel: these operations take 1 or 3 channels (--alpha drop "
                                                 "removes it)");
   // The true depth first (one decode); only an image that must be reduced to 8 bits is decoded
   // again, the way OpenCV reduces it.
   cv::Mat img = cv_decode(bytes, source, from_file, cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH);
-  if (img.depth() == CV_8U) return img;
-  const std::string depth = img.depth() == CV_16U ? "16-bit" : img.depth() == CV_32F ? "floating-point" : "deep";
-  if (!options.to_8bit)
+  if (img.depth() != CV_8U && !options.keep_deep && !options.to_8bit) {
+    const std::string depth = img.depth() == CV_16U ? "16-bit" : img.depth() == CV_32F ? "floating-point" : "deep";
     throw Error(ErrorCategory::unsupported, depth + " " + format_name(format) +
-                                                ": the operations take 8-bit images (--depth 8 converts it)");
-  img = cv_decode(bytes, source, from_file, cv::IMREAD_ANYCOLOR);
-  if (img.depth() != CV_8U) throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+                                                ": these operations take 8-bit images (--depth 8 converts it)");
+  }
+  if (alpha) return with_alpha(cv_decode(bytes, source, from_file, cv::IMREAD_UNCHANGED), img, format, options.to_8bit);
+  if (img.depth() != CV_8U && options.to_8bit) {
+    img = cv_decode(bytes, source, from_file, cv::IMREAD_ANYCOLOR);
+    if (img.depth() != CV_8U) throw Error(ErrorCategory::internal, "decoder returned an unexpected pixel type");
+  }
   return img;
 }
 
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::filesystem::path& path, const EncodeOptions& options) {
   const std::string ext = lower_extension(path);
   if (ext.empty()) throw Error(ErrorCategory::usage, path.string() + ": no file extension to choose the output format");
+  // OpenCV's JPEG, BMP and WebP writers would drop an alpha channel or the bits above 8 without a
+  // word: such an image goes only to a format that holds it.
+  const bool alpha = image.channels() == 4, bits16 = image.depth() == CV_16U, floating = image.depth() == CV_32F;
+  if (alpha || image.depth() != CV_8U) {
+    auto one_of = [&](std::initializer_list<const char*> exts) {
+      return std::any_of(exts.begin(), exts.end(), [&](const char* e) { return ext == e; });
+    };
+    const bool holds = (!alpha || one_of({".png", ".tif", ".tiff", ".webp"})) &&
+                       (!bits16 || one_of({".png", ".tif", ".tiff", ".ppm", ".pgm", ".pnm"})) &&
+                       (!floating || one_of({".tif", ".tiff", ".pfm"})) && (image.depth() == CV_8U || bits16 || floating);
+    if (!holds) {
+      const std::string what = std::string(alpha ? "an alpha channel" : "") + (alpha && image.depth() != CV_8U ? " and " : "") +
+                               (bits16 ? "16 bits a channel" : floating ? "floating-point pixels" : "");
+      throw Error(ErrorCategory::unsupported, ext.substr(1) + " cannot hold " + what + ": write " +
+                                                  (floating ? "TIFF (--format tif)" : alpha ? "PNG, TIFF or WebP (--format png)" : "PNG or TIFF (--format png)") +
+                                                  ", or convert the input (" + (alpha ? "--alpha drop" : "") +
+                                                  (alpha && image.depth() != CV_8U ? ", " : "") + (image.depth() != CV_8U ? "--depth 8" : "") + ")");
+    }
+  }
   std::vector<int> params;
   if (is_jpeg_path(path)) params = {cv::IMWRITE_JPEG_QUALITY, options.jpeg_quality};
   if (ext == ".webp") params = {cv::IMWRITE_WEBP_QUALITY, options.webp_quality >= 1 && options.webp_quality <= 100 ? options.webp_quality : 101};

@@ -100,13 +100,17 @@ int jpeg_shrink_for(const image::Pipeline& pipeline, std::span<const std::uint8_
   return pipeline.jpeg_shrink(swapped ? h->height : h->width, swapped ? h->width : h->height);
 }
 
-cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw, int jpeg_shrink = 1) {
+// Decodes for `pipeline`: a JPEG reduced when its first op allows (thumbnail), 16-bit, float and
+// alpha images kept as they are when every op takes them (geometry, resize).
+cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw, const image::Pipeline& pipeline) {
   const auto t = Clock::now();
+  const int jpeg_shrink = jpeg_shrink_for(pipeline, fw.bytes);
   cv::Mat img;
   {
     nvtx::Range s("decode", nvtx::Color::codec, static_cast<long>(fw.i));
     io::DecodeOptions options = sh.opt.decode;
     options.jpeg_shrink = jpeg_shrink;
+    options.keep_deep = pipeline.takes_any_depth();
     img = io::decode_image(fw.bytes, sh.files[fw.i].path, options);
   }
   fw.r.ms.decode += ms_since(t);
@@ -202,7 +206,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
       r.device = wp.name();
       if (!host) {
         const auto td = Clock::now();
-        redecoded = decode_with_opencv(sh, fw, jpeg_shrink_for(wp.pick(), fw.bytes));
+        redecoded = decode_with_opencv(sh, fw, wp.pick());
         host = &redecoded;
         t += Clock::now() - td;  // the decode is counted in ms.decode, not in ms.process
       }
@@ -332,7 +336,7 @@ void decode_and_finish(Shared& sh, FileWork& fw, WorkerPipelines& wp, Reporter& 
   if (!share.take(host_bytes_estimate(fw), sh.stop)) share.bytes = 0;
   cv::Mat img;
   try {
-    img = decode_with_opencv(sh, fw, jpeg_shrink_for(wp.pick(), fw.bytes));
+    img = decode_with_opencv(sh, fw, wp.pick());
   } catch (const std::exception& e) {
     record_failure(fw.r, e);
     return;

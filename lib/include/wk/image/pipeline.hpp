@@ -61,7 +61,10 @@ class Pipeline {
   Pipeline(Pipeline&&) noexcept;
   Pipeline& operator=(Pipeline&&) noexcept;
 
-  // Runs every operation on an 8-bit 1- or 3-channel (BGR) image and returns the result.
+  // Runs every operation on an 8-bit 1- or 3-channel (BGR) image and returns the result. An image
+  // of another depth or with alpha (16-bit, float, BGRA) runs only when takes_any_depth(): on the
+  // host through OpenCV, whatever the backend; else wk::Error{unsupported} names the first
+  // operation that cannot take it.
   // `index` is the NVTX payload (the image's number in the job). Side outputs of this image
   // (histogram tables, plots) are appended to `side_outputs` when given. Throws wk::Error{usage}
   // for an image an operation cannot take (a kernel larger than the image).
@@ -88,6 +91,9 @@ class Pipeline {
   // True when every operation only reads the image (histogram): the result is the input, and a
   // job writes the side outputs only, no re-encoded copy.
   bool analysis_only() const;
+  // True when every operation is defined on any depth and channel count (flip, rotate, transpose,
+  // crop, resize, thumbnail): 16-bit, float and BGRA images then keep their depth and alpha.
+  bool takes_any_depth() const;
   // The largest JPEG DCT scale denominator (1, 2, 4 or 8) a width x height input (EXIF
   // orientation applied) may be decoded at without losing what the first operation keeps
   // (thumbnail: the reduced image is still at least the thumbnail's size); 1 for the others.

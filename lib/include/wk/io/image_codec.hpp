@@ -19,6 +19,11 @@ struct DecodeOptions {
   int jpeg_shrink = 1;      // JPEG: decode at 1/2, 1/4 or 1/8 a side through libjpeg's DCT scaling
   bool to_8bit = false;     // 16-bit and float images: reduced to 8 bits as cv::imread(IMREAD_COLOR) does
   bool drop_alpha = false;  // images with an alpha channel: the alpha is dropped as cv::imread does
+  // For pipelines whose every operation takes any depth and channel count (geometry, resize):
+  // 16-bit and float images keep their depth (unless to_8bit) and images with an alpha channel
+  // come as BGRA (gray + alpha as well; unless drop_alpha), EXIF orientation applied, instead of
+  // being refused.
+  bool keep_deep = false;
 };
 
 // Decodes like cv::imread(path, IMREAD_COLOR) except that 1-channel images stay 1-channel:

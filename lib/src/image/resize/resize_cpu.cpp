@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "image/resize/resize_cpu.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/resize.hpp"
 
@@ -127,9 +128,14 @@ void resize_cpu(ConstImageView src, ImageView dst, const ResizePlan& plan, Inter
     cv::resize(in, out, out.size(), 0, 0, cv_interp(interp));
     return;
   }
+  detail::resize_mat(in, plan, interp).copyTo(out);
+}
+
+cv::Mat detail::resize_mat(const cv::Mat& in, const ResizePlan& plan, Interp interp) {
   cv::Mat scaled;
   cv::resize(in, scaled, cv::Size(plan.scaled_width, plan.scaled_height), 0, 0, cv_interp(interp));
-  scaled(cv::Rect(plan.x, plan.y, plan.width, plan.height)).copyTo(out);
+  const bool whole = plan.x == 0 && plan.y == 0 && plan.width == plan.scaled_width && plan.height == plan.scaled_height;
+  return whole ? scaled : scaled(cv::Rect(plan.x, plan.y, plan.width, plan.height)).clone();
 }
 
 }  // namespace wk::image

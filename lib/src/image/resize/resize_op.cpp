@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "image/op_decl.hpp"
+#include "image/resize/resize_cpu.hpp"
 #include "image/rungs.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/resize.hpp"
@@ -81,6 +82,10 @@ Operation resize_operation(const char* name, const ResizeArgs& a) {
         const ResizePlan p = plan_for(in.width, in.height);
         resize(in, out, p, interp_for(p, in.width, in.height), s);
       });
+  op.any_depth = [plan_for, interp_for](cv::Mat& img) {
+    const ResizePlan p = plan_for(img.cols, img.rows);
+    img = resize_mat(img, p, interp_for(p, img.cols, img.rows));
+  };
   return op;
 }
 
