@@ -244,7 +244,7 @@ TEST_CASE("resize_cpu: a destination that does not match the plan is a usage err
 }
 
 TEST_CASE("resize GPU entry: its rung table, and views that do not match the plan (checked before any device work)", "[resize]") {
-  test::check_rung_table("resize", {"naive", "tables", "separable", "area_2x2"}, {"tiled"});
+  test::check_rung_table("resize", {"naive", "tables", "gather", "separable", "area_2x2"}, {"tiled"});
   std::uint8_t byte = 0;
   const ConstImageView src{&byte, 20, 10, 64, 3};
   auto usage = [&](ImageView dst, const image::ResizePlan& plan, const char* text) {

@@ -1,8 +1,8 @@
 // Resize on the GPU: every rung against the CPU path (cv::resize) for every interpolation, 1, 3
 // and 4 channels, odd sizes, 1-pixel images, extreme ratios, integer shrinks and fill windows:
-// nearest equal, the others within 1 level; the tuned default; the 2:1 rung's fallback on
-// unaligned rows; the separable rung's fallback on vertical shrinks past its buffer; several host
-// threads on their own streams.
+// nearest equal, the others within 1 level; the tuned default; the 2:1 and gather rungs' fallback
+// on unaligned rows; the separable rung's fallback on vertical shrinks past its buffer; several
+// host threads on their own streams.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -74,10 +74,20 @@ bool is_taps(const SizeCase& sc, image::Interp interp) {
   return image::resize_math::taps_of(p.mode) > 0;
 }
 
-// The rung the tuned order runs: area_2x2 where it applies; for lanczos separable, else tables
-// (naive takes the rest, never reached).
+// The gather rung applies: linear and cubic where they are the fixed-point taps (not linear at
+// 2:1, which is area, nor a same-size copy), on aligned rows (run_gpu's device images without a
+// skip are: their rows start 4-byte aligned and their pitch holds whole words).
+bool is_gather(const SizeCase& sc, image::Interp interp) {
+  return (interp == image::Interp::linear || interp == image::Interp::cubic) && is_taps(sc, interp);
+}
+
+// The rung the tuned order runs: area_2x2 where it applies; for lanczos separable; for linear and
+// cubic gather; else tables (naive takes the rest, never reached).
 std::string tuned_rung(const SizeCase& sc, image::Interp interp) {
-  return is_2x2(sc, interp) ? "area_2x2" : interp == image::Interp::lanczos && is_taps(sc, interp) ? "separable" : "tables";
+  return is_2x2(sc, interp)                                        ? "area_2x2"
+         : interp == image::Interp::lanczos && is_taps(sc, interp) ? "separable"
+         : is_gather(sc, interp)                                   ? "gather"
+                                                                   : "tables";
 }
 
 }  // namespace
@@ -96,22 +106,27 @@ TEST_CASE("resize GPU: every rung matches cv::resize (nearest equal, others with
           const cv::Mat got = run_gpu(in, plan, interp, rung, ran);
           const double diff = cv::norm(got, run_cpu(in, plan, interp), cv::NORM_INF);
           CHECK(diff <= (interp == image::Interp::nearest ? 0 : 1));
-          // naive and tables take every call; area_2x2 only 2:1, separable only the taps (else the
-          // tuned order runs).
-          const bool applies = rung == "area_2x2" ? is_2x2(sc, interp) : rung == "separable" ? is_taps(sc, interp) : true;
+          // naive and tables take every call; area_2x2 only 2:1, separable only the taps, gather only
+          // linear and cubic taps (else the tuned order runs).
+          const bool applies = rung == "area_2x2"    ? is_2x2(sc, interp)
+                               : rung == "separable" ? is_taps(sc, interp)
+                               : rung == "gather"    ? is_gather(sc, interp)
+                                                     : true;
           CHECK(ran == (applies ? rung : tuned_rung(sc, interp)));
         }
       }
 }
 
-TEST_CASE("resize GPU: the tuned default, and the 2:1 rung's fallback on unaligned rows", "[resize][gpu]") {
+TEST_CASE("resize GPU: the tuned default, and the 2:1 and gather rungs' fallback on unaligned rows", "[resize][gpu]") {
   const cv::Mat in = test::random_image(202, 100, 3, 5);
   std::string ran;
   const image::ResizePlan half = whole(101, 50), third = whole(67, 33);
   CHECK(cv::norm(run_gpu(in, half, image::Interp::area, "", ran), run_cpu(in, half, image::Interp::area), cv::NORM_INF) <= 1);
   CHECK(ran == std::string("area_2x2"));
   CHECK(cv::norm(run_gpu(in, third, image::Interp::cubic, "", ran), run_cpu(in, third, image::Interp::cubic), cv::NORM_INF) <= 1);
-  CHECK(ran == std::string("tables"));
+  CHECK(ran == std::string("gather"));
+  CHECK(cv::norm(run_gpu(in, third, image::Interp::linear, "", ran), run_cpu(in, third, image::Interp::linear), cv::NORM_INF) <= 1);
+  CHECK(ran == std::string("gather"));
   CHECK(cv::norm(run_gpu(in, third, image::Interp::lanczos, "", ran), run_cpu(in, third, image::Interp::lanczos), cv::NORM_INF) <= 1);
   CHECK(ran == std::string("separable"));
   const image::ResizePlan fractional = whole(91, 45);
@@ -122,6 +137,20 @@ TEST_CASE("resize GPU: the tuned default, and the 2:1 rung's fallback on unalign
   const cv::Mat got = run_gpu(in, half, image::Interp::area, "area_2x2", ran, 1);
   CHECK(ran == std::string("tables"));
   CHECK(cv::norm(got, run_cpu(in, half, image::Interp::area), cv::NORM_INF) <= 1);
+  // One RGB pixel (3 bytes) into the rows: their starts are no longer 4-byte aligned, so gather
+  // declines and the tuned order after it runs (tables), for the default and by name.
+  for (const char* rung : {"", "gather"})
+    for (image::Interp interp : {image::Interp::linear, image::Interp::cubic}) {
+      CAPTURE(rung, image::interp_name(interp));
+      const cv::Mat view_out = run_gpu(in, third, interp, rung, ran, 1);
+      CHECK(ran == std::string("tables"));
+      CHECK(cv::norm(view_out, run_cpu(in, third, interp), cv::NORM_INF) <= 1);
+    }
+  // Two RGBA pixels in (8 bytes): still aligned, gather runs on the view.
+  const cv::Mat rgba = test::random_image(202, 100, 4, 6);
+  const cv::Mat view_out = run_gpu(rgba, third, image::Interp::cubic, "gather", ran, 2);
+  CHECK(ran == std::string("gather"));
+  CHECK(cv::norm(view_out, run_cpu(rgba, third, image::Interp::cubic), cv::NORM_INF) <= 1);
 }
 
 TEST_CASE("resize GPU: the separable rung declines vertical shrinks past its buffer; tables takes them", "[resize][gpu]") {

@@ -6,6 +6,12 @@
 //   tables    a block owns a 32 x 32 output tile; the x and y indices and weights of its 32
 //             columns and 32 rows are computed once into shared memory, then every pixel of the
 //             tile reads them there. No device allocation: the tables live only in the block.
+//   gather    linear and cubic: the tiles and tables of `tables`, but each tap row's K x C bytes
+//             come from the aligned 32-bit words that cover them (cubic RGB: 12 bytes from at
+//             most 4 word loads instead of 12 byte loads), the bytes taken out with funnel
+//             shifts; the horizontal step is the model's own on those bytes. Applies only when
+//             the source rows start 4-byte aligned and the pitch holds the row rounded up to
+//             whole words, so that no word load reaches past a row's allocation.
 //   separable the fixed-point taps (linear, cubic, lanczos, area enlarging) in OpenCV's two
 //             passes: a block owns a 32-column x 16-row output tile, computes the horizontal sums
 //             of its columns on exactly the source rows its vertical taps read into shared
@@ -73,10 +79,9 @@ __global__ void resize_naive_kernel(const ResizeArgs a) {
 // ---- tables: a 32 x 32 output tile per block; warp 0 computes the tile's 32 column
 // coordinates, warp 1 its 32 row coordinates, into shared memory; then each thread forms one
 // column's pixels in 4 rows.
-template <int CN, Mode M>
-__global__ void __launch_bounds__(kTile* kTileRows) resize_tables_kernel(const ResizeArgs a) {
-  __shared__ rm::Coord xs[kTile], ys[kTile];
-  const int x0 = blockIdx.x * kTile, y0 = blockIdx.y * kTile;
+// The tile's column and row coordinates into shared memory (warp 0: columns, warp 1: rows), for
+// a block of kTile x kTileRows threads owning the kTile x kTile output tile at (x0, y0).
+__device__ __forceinline__ void tile_coords(const ResizeArgs& a, int x0, int y0, rm::Coord* xs, rm::Coord* ys) {
   const int t = threadIdx.y * kTile + threadIdx.x;
   if (t < kTile) {
     if (x0 + t < a.width) xs[t] = rm::make_coord(a.p, true, x0 + t);
@@ -85,6 +90,13 @@ __global__ void __launch_bounds__(kTile* kTileRows) resize_tables_kernel(const R
     if (y0 + r < a.height) ys[r] = rm::make_coord(a.p, false, y0 + r);
   }
   __syncthreads();
+}
+
+template <int CN, Mode M>
+__global__ void __launch_bounds__(kTile* kTileRows) resize_tables_kernel(const ResizeArgs a) {
+  __shared__ rm::Coord xs[kTile], ys[kTile];
+  const int x0 = blockIdx.x * kTile, y0 = blockIdx.y * kTile;
+  tile_coords(a, x0, y0, xs, ys);
   const int x = x0 + threadIdx.x;
   if (x >= a.width) return;
   const rm::Coord cx = xs[threadIdx.x];
@@ -92,6 +104,69 @@ __global__ void __launch_bounds__(kTile* kTileRows) resize_tables_kernel(const R
     const int y = y0 + r;
     if (y >= a.height) break;
     rm::pixel<CN, M>(a.p, cx, ys[r], a.src, a.src_pitch, a.dst + std::size_t(y) * a.dst_pitch + std::size_t(x) * CN);
+  }
+}
+
+// ---- gather (taps2 and taps4): the tiles and tables of `tables`. A column whose K taps lie inside
+// the row (no clamping) reads, per tap row, the aligned 32-bit words that cover its K * CN bytes
+// [first * CN, (first + K) * CN) (only those: n_raw of them, at most kRaw), funnel-shifts them so
+// that word i holds the span's bytes 4i .. 4i + 3, and runs the model's horizontal step on those
+// bytes (taps_horizontal_bytes, the function taps_horizontal runs on byte loads). Every word read
+// contains a byte of the row's pixels and is 4-byte aligned within the row, so under the host's
+// rule (aligned rows, pitch >= the row rounded up to 4 bytes) it lies inside the row's pitch.
+// Edge columns (clamped taps) read bytes as `tables` does.
+template <int CN, Mode M>
+__global__ void __launch_bounds__(kTile* kTileRows) resize_gather_kernel(const ResizeArgs a) {
+  static_assert(M == Mode::taps2 || M == Mode::taps4);
+  constexpr int K = M == Mode::taps2 ? 2 : 4;
+  constexpr int kBytes = K * CN;                           // the bytes of one tap row
+  constexpr int kWords = (kBytes + 3) / 4;                 // words of the span, once shifted
+  constexpr int kRaw = CN % 4 == 0 ? kWords : kWords + 1;  // aligned words that may cover it
+  __shared__ rm::Coord xs[kTile], ys[kTile];
+  const int x0 = blockIdx.x * kTile, y0 = blockIdx.y * kTile;
+  tile_coords(a, x0, y0, xs, ys);
+  const int x = x0 + threadIdx.x;
+  if (x >= a.width) return;
+  const rm::Coord cx = xs[threadIdx.x];
+  const int last_x = a.p.x.in - 1, last_y = a.p.y.in - 1;
+  const bool inside = cx.first >= 0 && cx.first + K - 1 <= last_x;
+  const int b0 = inside ? cx.first * CN : 0;  // the span's first byte in the row
+  const int w0 = b0 >> 2;                     // the aligned word holding it
+  const int shift = CN % 4 == 0 ? 0 : 8 * (b0 & 3);
+  const int n_raw = CN % 4 == 0 ? kWords : ((b0 & 3) + kBytes + 3) >> 2;
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const int y = y0 + r;
+    if (y >= a.height) break;
+    const int first_y = ys[r].first;
+    int acc[CN] = {};
+    if (inside) {
+      unsigned raw[K][kRaw];
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const unsigned* wp =
+            reinterpret_cast<const unsigned*>(a.src + std::size_t(rm::clamp_int(first_y + j, 0, last_y)) * a.src_pitch) + w0;
+#pragma unroll
+        for (int i = 0; i < kRaw; ++i) raw[j][i] = i < kWords || i < n_raw ? __ldg(wp + i) : 0u;
+      }
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        unsigned word[kWords];
+#pragma unroll
+        for (int i = 0; i < kWords; ++i)
+          word[i] = CN % 4 == 0 ? raw[j][i] : __funnelshift_r(raw[j][i], raw[j][i + 1 < kRaw ? i + 1 : i], shift);
+        int h[CN];
+        rm::taps_horizontal_bytes<CN, K>(cx, [&](int i) { return (word[i >> 2] >> (8 * (i & 3))) & 0xffu; }, h);
+        rm::taps_vertical_add<CN>(ys[r].c[j], h, acc);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        int h[CN];
+        rm::taps_horizontal<CN, K>(cx, a.src + std::size_t(rm::clamp_int(first_y + j, 0, last_y)) * a.src_pitch, last_x, h);
+        rm::taps_vertical_add<CN>(ys[r].c[j], h, acc);
+      }
+    }
+    rm::taps_store<CN>(acc, a.dst + std::size_t(y) * a.dst_pitch + std::size_t(x) * CN);
   }
 }
 
@@ -280,6 +355,26 @@ bool try_tables(const ResizeCall& c) {
   return true;
 }
 
+// Linear and cubic only (area enlarging, also taps2, declines with every other mode); the source
+// rows must start 4-byte aligned (data and pitch) and the pitch hold the row's bytes rounded up
+// to whole words (the gather's word loads stay inside each row's pitch); grid rows of 32-row
+// tiles at most 65535.
+bool try_gather(const ResizeCall& c) {
+  const bool linear = c.p.mode == Mode::taps2 && c.p.kernel == rm::Kernel::linear && !c.p.area_mode;
+  if (!linear && c.p.mode != Mode::taps4) return false;
+  const std::size_t row = std::size_t(c.s.width) * c.s.channels;
+  if (reinterpret_cast<std::uintptr_t>(c.s.data) % 4 != 0 || c.s.pitch_bytes % 4 != 0 || c.s.pitch_bytes < (row + 3) / 4 * 4)
+    return false;
+  if ((c.d.height + kTile - 1) / kTile > kMaxGridY) return false;
+  const dim3 block(kTile, kTileRows), grid((c.d.width + kTile - 1) / kTile, (c.d.height + kTile - 1) / kTile);
+  by_channels_and_mode(c.s.channels, c.p.mode, [&](auto cn, auto mode) {
+    constexpr Mode m = decltype(mode)::value;
+    if constexpr (m == Mode::taps2 || m == Mode::taps4)
+      resize_gather_kernel<decltype(cn)::value, m><<<grid, block, 0, c.stream>>>(c.args());
+  });
+  return true;
+}
+
 // The taps modes only (nearest and area shrinking decline), tiles whose rows span at most
 // kSepSpan source rows (a vertical shrink up to about 7.8 for linear and cubic, 4.6 for lanczos)
 // and stage at most kSepSlots (bounded by both the span and 16 rows x K taps), grid rows of
@@ -327,6 +422,9 @@ bool try_area_2x2(const ResizeCall& c) {
 constexpr wk::detail::Rung<ResizeCall> kRungs[] = {
     {{"naive", "1 px/thread, source indices and weights computed by every pixel"}, &try_naive},
     {{"tables", "32x32 output tile: column and row indices/weights computed once per block in shared memory"}, &try_tables},
+    {{"gather", "linear/cubic: the tiles of tables, each tap row's bytes from a few aligned 32-bit loads; "
+                "aligned source rows only"},
+     &try_gather},
     {{"separable", "linear/cubic/lanczos: 32x16 output tile, horizontal sums of its source rows staged in shared memory once, "
                    "then the vertical pass; declines area shrinks, nearest and vertical shrinks past its buffer"},
      &try_separable},
@@ -339,8 +437,10 @@ constexpr wk::detail::Rung<ResizeCall> kRungs[] = {
 // for lanczos separable (3000x2000: 0.272 ms against tables 0.324), whose 8 + 8 taps share staged
 // rows; for linear and cubic tables (0.048 and 0.112 ms against separable 0.088 and 0.164: at a
 // 4:1 shrink their 2 or 4 vertical taps share no source rows, and staging only adds a pass).
-// naive applies to every call. Older architectures: the sm_90 orders.
-constexpr const char* kSm90[] = {"area_2x2", "tables", "separable", "naive"};
+// naive applies to every call. gather (linear and cubic) goes ahead of tables, to be measured: it
+// forms the same pixels as tables from a third of the load instructions or fewer (cubic RGB: 16 word
+// loads a pixel instead of 48 byte loads). Older architectures: the sm_90 orders.
+constexpr const char* kSm90[] = {"area_2x2", "gather", "tables", "separable", "naive"};
 constexpr const char* kSm90Lanczos[] = {"area_2x2", "separable", "tables", "naive"};
 constexpr wk::detail::ArchOrder kTuning[] = {{0, kSm90}};
 constexpr wk::detail::ArchOrder kTuningLanczos[] = {{0, kSm90Lanczos}};

@@ -252,18 +252,25 @@ WK_HD std::uint8_t load_u8(const std::uint8_t* p) {
 // per pixel; the separable kernel runs taps_horizontal once per (tile row, column) into shared
 // memory and the vertical steps from there: the same integers either way.
 
+// Horizontal step from the K x CN tap bytes: h[ch] = sum over k of byte(k * CN + ch) * cx.c[k],
+// where byte(i) returns byte i of the taps' pixels in tap order (the clamped source pixels).
+template <int CN, int K, class Bytes>
+WK_HD void taps_horizontal_bytes(const Coord& cx, const Bytes& byte, int* h) {
+#pragma unroll
+  for (int ch = 0; ch < CN; ++ch) h[ch] = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+#pragma unroll
+    for (int ch = 0; ch < CN; ++ch) h[ch] += static_cast<int>(byte(k * CN + ch)) * cx.c[k];
+}
+
 // Horizontal step: h[ch] = sum over k of row[clamp(cx.first + k)] * cx.c[k]. row: one source row;
 // last_x: the last source column.
 template <int CN, int K>
 WK_HD void taps_horizontal(const Coord& cx, const std::uint8_t* row, int last_x, int* h) {
-#pragma unroll
-  for (int ch = 0; ch < CN; ++ch) h[ch] = 0;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const std::uint8_t* q = row + static_cast<std::size_t>(clamp_int(cx.first + k, 0, last_x)) * CN;
-#pragma unroll
-    for (int ch = 0; ch < CN; ++ch) h[ch] += static_cast<int>(load_u8(q + ch)) * cx.c[k];
-  }
+  taps_horizontal_bytes<CN, K>(cx, [&](int i) {
+    return load_u8(row + static_cast<std::size_t>(clamp_int(cx.first + i / CN, 0, last_x)) * CN + i % CN);
+  }, h);
 }
 
 // Vertical step, one tap row: acc[ch] += c * h[ch].
