@@ -69,7 +69,7 @@ TEST_CASE("wk-image histogram writes NAME.hist.csv equal to cv::calcHist and no 
   }
 }
 
-TEST_CASE("wk-image histogram --plot adds NAME.hist.png; two histograms in a chain are numbered", "[cli][wk-image][histogram]") {
+TEST_CASE("wk-image histogram --plot adds NAME.hist.png, two histograms in a chain are numbered", "[cli][wk-image][histogram]") {
   Dirs d;
   cv::imwrite((d.in / "a.png").string(), wk::test::random_image(64, 48, 3, 3));
   const auto r = wk_image("hist,equalize,hist --plot --device cpu -q " + d.io());
@@ -168,7 +168,7 @@ TEST_CASE("wk-image convolution family equals OpenCV (CPU backend), with --borde
   CHECK(cv::norm(read(d.out / "c.png"), e, cv::NORM_INF) == 0);
 }
 
-TEST_CASE("wk-image conv reads kernel files; bad kernels and arguments are usage errors naming the operation", "[cli][wk-image][conv]") {
+TEST_CASE("wk-image conv reads kernel files, bad kernels and arguments are usage errors naming the operation", "[cli][wk-image][conv]") {
   Dirs d;
   cv::imwrite((d.in / "a.png").string(), wk::test::random_image(20, 20, 1, 9));
   wk::test::write_bytes(d.dir / "k.txt", "# sharpen\n0 -1 0\n-1 5 -1\n0,-1,0\n");

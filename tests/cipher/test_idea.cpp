@@ -329,7 +329,7 @@ TEST_CASE("IDEA files: round trips of every small size and across chunk boundari
       }
 }
 
-TEST_CASE("IDEA files: the CTR layout is nonce || data XOR E(nonce + i); ECB pads with PKCS#7", "[idea][file]") {
+TEST_CASE("IDEA files: the CTR layout is nonce || data XOR E(nonce + i), ECB pads with PKCS#7", "[idea][file]") {
   test::TempDir dir;
   const IdeaKey key = random_key(22);
   const auto data = random_bytes(8 * 37 + 5, 22);
@@ -560,7 +560,7 @@ TEST_CASE("IDEA key files: modes that let others read or write warn, or are refu
   CHECK(warnings.size() == 1);
 }
 
-TEST_CASE("IDEA key files: keygen follows a symbolic link and keeps it; never replaces a key behind one", "[idea][file]") {
+TEST_CASE("IDEA key files: keygen follows a symbolic link and keeps it, never replaces a key behind one", "[idea][file]") {
   test::TempDir dir;
   fs::create_symlink("real.key", dir / "link.key");
   const IdeaKey made = idea_write_key_file(dir / "link.key", false);

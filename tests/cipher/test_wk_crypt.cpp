@@ -121,7 +121,7 @@ TEST_CASE("wk-crypt round trips empty, 1-, 7-, 8-, 9-byte and larger files in CT
     }
 }
 
-TEST_CASE("wk-crypt ECB output is the library's ECB of the padded file; CTR starts with its nonce", "[cli][wk-crypt][idea]") {
+TEST_CASE("wk-crypt ECB output is the library's ECB of the padded file, CTR starts with its nonce", "[cli][wk-crypt][idea]") {
   Fixture f;
   const std::string data = random_text(8 * 20 + 3, 99);
   wk::test::write_bytes(f.dir / "plain", data);
@@ -520,7 +520,7 @@ TEST_CASE("wk-crypt refuses a FIFO, a device or an oversized file as key or inpu
   CHECK(S_ISFIFO(lstat_mode(f.dir / "key.fifo")));
 }
 
-TEST_CASE("wk-crypt warns about key files others may read or write; --strict-perms refuses them", "[cli][wk-crypt][idea][files]") {
+TEST_CASE("wk-crypt warns about key files others may read or write, --strict-perms refuses them", "[cli][wk-crypt][idea][files]") {
   Fixture f;
   wk::test::write_bytes(f.dir / "plain", "some data");
   struct Case {

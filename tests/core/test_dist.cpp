@@ -105,7 +105,7 @@ TEST_CASE("dist: after a stop no chunk is dealt and the undelivered ones are rep
   CHECK(missing[0].rank == 0);
 }
 
-TEST_CASE("folder job: a record survives record_json / record_from_json; tally counts", "[pipeline][dist]") {
+TEST_CASE("folder job: a record survives record_json / record_from_json, tally counts", "[pipeline][dist]") {
   pipeline::FileRecord r;
   r.path = std::string("photos/caf\xe9.png");  // not UTF-8: travels as path_hex
   r.output = std::string("out/caf\xe9.png");

@@ -179,7 +179,7 @@ TEST_CASE("published sha-crypt vectors (Drepper's specification)", "[hash][crypt
   }
 }
 
-TEST_CASE("CPU CryptEngine::crypt_fresh writes libxcrypt's strings into the records; a bad password throws", "[hash][crypt]") {
+TEST_CASE("CPU CryptEngine::crypt_fresh writes libxcrypt's strings into the records, a bad password throws", "[hash][crypt]") {
   std::mt19937 rng(31);
   CryptEngine engine(wk::Backend::cpu);
   HashOptions md5, sha256, sha512, bcrypt;

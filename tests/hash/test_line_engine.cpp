@@ -206,7 +206,7 @@ TEST_CASE("line engine: a sink or an engine that fails ends the run with its err
   CHECK(none.text.empty());
 }
 
-TEST_CASE("line engine: the last line needs no newline; CRLF; an input with no end of line stops the run", "[hash][engine]") {
+TEST_CASE("line engine: the last line needs no newline, CRLF, an input with no end of line stops the run", "[hash][engine]") {
   const std::string a = crypt_libxcrypt("$1$aa", "one").value(), b = crypt_libxcrypt("$1$aa", "two").value(),
                     c3 = crypt_libxcrypt("$1$aa", "three").value();
   // Every way the slices can fall: one line a slice, two, all; the pipe written byte by byte.
@@ -261,7 +261,7 @@ TEST_CASE("line engine: an empty input is no line, no output, no failure", "[has
   }
 }
 
-TEST_CASE("line engine: a stream is hashed while it is written; whole-file input gives the same", "[hash][engine]") {
+TEST_CASE("line engine: a stream is hashed while it is written, whole-file input gives the same", "[hash][engine]") {
   // 40 lines, then the writer waits until the first slice's output has arrived: an engine that
   // read its whole input first would wait forever (here: 20 s, then fail).
   std::string text;

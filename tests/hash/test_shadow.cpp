@@ -34,7 +34,7 @@ TEST_CASE("parse_shadow keeps accounts with hashes, skips locked ones, names bad
   CHECK(list.errors[0].second == "expected user:hash[:...]");
 }
 
-TEST_CASE("parse_shadow: empty password fields are findings; over-long lines are errors that quote nothing", "[hash][audit]") {
+TEST_CASE("parse_shadow: empty password fields are findings, over-long lines are errors that quote nothing", "[hash][audit]") {
   const std::string long_hash(wk::hash::kMaxLineBytes, 'S');
   const std::string text = "a:\nb:$1$abc$def\nc::1:2\nd:" + long_hash + "\ne:\r\n";
   const auto lines = wk::hash::split_lines(text);

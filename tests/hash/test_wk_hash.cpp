@@ -83,7 +83,7 @@ TEST_CASE("wk-hash hash: every method, output verified by libxcrypt, input order
   }
 }
 
-TEST_CASE("wk-hash hash --users and --json; malformed lines reported by number, never echoed", "[hash][cli]") {
+TEST_CASE("wk-hash hash --users and --json, malformed lines reported by number, never echoed", "[hash][cli]") {
   TempDir dir;
   write_bytes(dir / "users.txt", "alice:s3cret-ALICE\nno-colon-SECRET-1\n:SECRET-2\nbob:pa:ss\n" + std::string("carol:") +
                                      std::string(600, 'Q') + "\n");
@@ -273,7 +273,7 @@ TEST_CASE("wk-hash audit: accounts with a listed password, locked accounts skipp
   CHECK(bad.err.find("line 2:") != std::string::npos);
 }
 
-TEST_CASE("wk-hash: -o replaces the file atomically; usage errors exit 2; stdin works", "[hash][cli]") {
+TEST_CASE("wk-hash: -o replaces the file atomically, usage errors exit 2, stdin works", "[hash][cli]") {
   TempDir dir;
   write_bytes(dir / "pw.txt", "a\nb\n");
   write_bytes(dir / "out.txt", "old contents\n");
@@ -639,7 +639,7 @@ TEST_CASE("wk-hash: no message quotes a password byte (columns swapped, bad byte
   }
 }
 
-TEST_CASE("wk-hash audit: an empty password field is a finding, listed first; nothing audited fails", "[hash][cli]") {
+TEST_CASE("wk-hash audit: an empty password field is a finding, listed first, nothing audited fails", "[hash][cli]") {
   TempDir dir;
   auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };
   write_bytes(dir / "shadow", "root:!:19000:0:99999:7:::\n"

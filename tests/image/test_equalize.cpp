@@ -115,7 +115,7 @@ TEST_CASE("equalize_cpu equals OpenCV on gray, BGR and BGRA, edge widths and ROI
       }
 }
 
-TEST_CASE("equalize_cpu works in place and rejects bad views; equalize's rungs", "[equalize]") {
+TEST_CASE("equalize_cpu works in place and rejects bad views, equalize's rungs", "[equalize]") {
   cv::Mat img = test_image(50, 20, 3, 4, 3);
   const cv::Mat expected = opencv_equalize(img);
   image::equalize_cpu(const_view(img), view(img));

@@ -105,7 +105,7 @@ TEST_CASE("GPU equalize in place and on a photo-sized image", "[gpu][equalize]")
   }
 }
 
-TEST_CASE("GPU equalize: the default rung on unaligned gray rows; unknown rung names", "[gpu][equalize]") {
+TEST_CASE("GPU equalize: the default rung on unaligned gray rows, unknown rung names", "[gpu][equalize]") {
   image::EqualizeWorkspace ws;
   for (int cn : {1, 3}) {
     CAPTURE(cn);

@@ -62,7 +62,7 @@ TEST_CASE("parse_border accepts OpenCV's modes and constant:V, names the choices
   CHECK_THAT(message_of([] { image::parse_border("mirror"); }), Catch::Contains("reflect101") && Catch::Contains("wrap"));
 }
 
-TEST_CASE("parse_kernel_text reads [a b; c d] and rejects malformed kernels with the operation's name", "[filter]") {
+TEST_CASE("parse_kernel_text reads [a b, c d] and rejects malformed kernels with the operation's name", "[filter]") {
   auto k = image::parse_kernel_text("[1 2 1; 2, 4, 2; 1 2 1]", "conv");
   CHECK((k.width == 3 && k.height == 3));
   CHECK(k.weights == std::vector<float>{1, 2, 1, 2, 4, 2, 1, 2, 1});
@@ -85,7 +85,7 @@ TEST_CASE("parse_kernel_text reads [a b; c d] and rejects malformed kernels with
   CHECK_THAT(message_of([] { image::parse_kernel_text("[1 2; 3]", "conv"); }), Catch::Contains("row 2"));
 }
 
-TEST_CASE("load_kernel_file: a row per line, comments, commas; errors name the file and line", "[filter]") {
+TEST_CASE("load_kernel_file: a row per line, comments, commas, errors name the file and line", "[filter]") {
   test::TempDir dir;
   test::write_bytes(dir / "k.txt", "# a 3x2 kernel\n1 2 3   # first row\n\n 4,5,6\n");
   const auto k = image::load_kernel_file(dir / "k.txt");

@@ -86,7 +86,7 @@ TEST_CASE("the fixed-point model is bit-exact to cv::GaussianBlur, and so is gau
       }
 }
 
-TEST_CASE("gauss_cpu on edge sizes and ROIs; float images", "[gauss]") {
+TEST_CASE("gauss_cpu on edge sizes and ROIs, float images", "[gauss]") {
   for (int w : {1, 3, 17, 127, 129})
     for (int cn : {1, 3, 4}) {
       CAPTURE(w, cn);

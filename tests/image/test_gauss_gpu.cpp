@@ -221,7 +221,7 @@ TEST_CASE("GPU gauss tensor_core: K 3..15, every sigma and border, edge widths a
   REQUIRE(test::max_abs_diff(gpu_gauss(flat, 15, 0, {}, tc, true), cpu_gauss(flat, 15, 0, {})) == 0);
 }
 
-TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float images", "[gpu][gauss]") {
+TEST_CASE("GPU gauss rolling kernel across many strips and row segments, float images", "[gpu][gauss]") {
   const cv::Mat src = test::random_image(2100, 700, 1, 9);
   for (int k : {3, 5, 7, 9, 15})
     for (const auto& b : {image::Border{}, image::Border{image::BorderMode::constant, 200}, image::Border{image::BorderMode::wrap, 0}}) {
@@ -236,7 +236,7 @@ TEST_CASE("GPU gauss rolling kernel across many strips and row segments; float i
   CHECK_THROWS_WITH(gpu_gauss(test::random_image(4, 9, 1, 1), 5, 0, {}, "separable", true), Catch::Contains("larger"));
 }
 
-TEST_CASE("GPU gauss: the tuned default on every kind of call; unknown rung names", "[gpu][gauss]") {
+TEST_CASE("GPU gauss: the tuned default on every kind of call, unknown rung names", "[gpu][gauss]") {
   const cv::Mat gray = test::random_image(301, 45, 1, 4), colour = test::random_image(301, 45, 4, 4);
   const cv::Mat f = test::random_mat(301, 45, CV_32FC3, 4);
   for (int k : {1, 3, 5, 7, 15, 17, 31})

@@ -121,7 +121,7 @@ TEST_CASE("GPU histogram of an empty image is all zeros", "[gpu][histogram]") {
   CHECK(std::accumulate(got.begin(), got.end(), 0ull) == 0);
 }
 
-TEST_CASE("GPU histogram: the default rung, with and without a workspace; unknown rung names", "[gpu][histogram]") {
+TEST_CASE("GPU histogram: the default rung, with and without a workspace, unknown rung names", "[gpu][histogram]") {
   image::HistogramWorkspace ws;
   const cv::Mat gray = natural_image(1921, 1081, 1, 5), bgr = test::random_image(129, 33, 3, 6);
   for (const cv::Mat* m : {&gray, &bgr})

@@ -39,7 +39,7 @@ TEST_CASE("invert GPU: every rung equals the CPU path on pitched images", "[inve
       }
 }
 
-TEST_CASE("invert GPU: unaligned rows give way to naive; in place works", "[invert][gpu]") {
+TEST_CASE("invert GPU: unaligned rows give way to naive, in place works", "[invert][gpu]") {
   const int w = 45, h = 13, cn = 3;
   const std::size_t row = std::size_t(w) * cn, pitch = row + 3;
   const cv::Mat src = test::random_image(w, h, cn, 5);

@@ -177,7 +177,7 @@ TEST_CASE("resize model: the paths OpenCV takes", "[resize]") {
   CHECK(mode(17, 9, 17, 9, image::Interp::lanczos) == rm::Mode::nearest);  // same size: a copy
 }
 
-TEST_CASE("parse_resize_size: WxH, W, xH and N%; anything else is a usage error", "[resize]") {
+TEST_CASE("parse_resize_size: WxH, W, xH and N%, anything else is a usage error", "[resize]") {
   const image::ResizeSize a = image::parse_resize_size("640x480");
   CHECK((a.width == 640 && a.height == 480 && a.percent == 0));
   const image::ResizeSize b = image::parse_resize_size("640");

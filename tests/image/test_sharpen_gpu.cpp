@@ -68,7 +68,7 @@ TEST_CASE("GPU sharpen: every rung, border and channel count", "[gpu][sharpen]")
     test::check_unknown_rung("sharpen", bad, [&] { gpu_sharpen(test::random_image(9, 9, 1, 1), 1.0, {}, bad, true); });
 }
 
-TEST_CASE("GPU sharpen fused kernels on a large image; float images", "[gpu][sharpen]") {
+TEST_CASE("GPU sharpen fused kernels on a large image, float images", "[gpu][sharpen]") {
   // The two fused one-pass kernels (rolling: the rolling Gaussian; vectorized_5x5, the default:
   // the streaming Gaussian, with interior warps at this size), every border; unaligned rows make
   // vectorized_5x5 hand over to the separable path.

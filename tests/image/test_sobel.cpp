@@ -48,7 +48,7 @@ TEST_CASE("sobel_s16_cpu, |dx|, |dy| and the magnitude are exact on every border
       }
 }
 
-TEST_CASE("sobel_cpu on float images; too small an image is refused", "[sobel]") {
+TEST_CASE("sobel_cpu on float images, too small an image is refused", "[sobel]") {
   const cv::Mat f = test::random_mat(21, 13, CV_32FC1, 3);
   cv::Mat got(f.size(), f.type()), expected;
   image::sobel_cpu(test::cview_f32(f), test::view_f32(got),

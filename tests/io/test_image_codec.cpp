@@ -143,7 +143,7 @@ TEST_CASE("can_encode and writable_formats: what this build writes", "[io]") {
   CHECK_THAT(all, !Catch::Contains("gif"));
 }
 
-TEST_CASE("decode_image keeps 1-channel images; alpha and 16 bits only on request, as cv::imread converts them", "[io]") {
+TEST_CASE("decode_image keeps 1-channel images, alpha and 16 bits only on request, as cv::imread converts them", "[io]") {
   const cv::Mat gray = test::random_image(9, 7, 1, 3);
   cv::Mat g = io::decode_image(encode(gray, ".png"));
   CHECK(g.channels() == 1);

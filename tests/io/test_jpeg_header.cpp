@@ -90,7 +90,7 @@ TEST_CASE("parse_jpeg_header reads OpenCV's baseline, progressive and gray JPEGs
   CHECK(io::nvjpeg_unsuitable_reason(*h).empty());
 }
 
-TEST_CASE("parse_jpeg_header: EXIF orientation in both byte orders; OpenCV rotates, so nvJPEG must not decode", "[io][jpeg_header]") {
+TEST_CASE("parse_jpeg_header: EXIF orientation in both byte orders, OpenCV rotates, so nvJPEG must not decode", "[io][jpeg_header]") {
   for (const bool little : {true, false}) {
     CAPTURE(little);
     auto jpeg = encode_jpeg(test::random_image(40, 16, 3, 3));

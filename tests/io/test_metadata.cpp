@@ -39,7 +39,7 @@ bool find(const Bytes& haystack, const std::string& needle) {
 
 }  // namespace
 
-TEST_CASE("metadata: no metadata writes nothing; without libexiv2 none is read", "[metadata]") {
+TEST_CASE("metadata: no metadata writes nothing, without libexiv2 none is read", "[metadata]") {
   const Bytes jpeg = encode(test::random_image(16, 8, 3, 1), ".jpg");
   CHECK(io::apply_metadata(jpeg, io::ImageMetadata{}, 16, 8) == jpeg);
   CHECK(io::read_metadata({}).empty());
@@ -262,7 +262,7 @@ TEST_CASE("metadata: bad or missing metadata reads as none, never an exception",
   CHECK(io::apply_metadata(as_bytes("garbage"), real, 16, 16, 3) == as_bytes("garbage"));
 }
 
-TEST_CASE("metadata: the folder job carries metadata to its outputs; strip leaves it out", "[metadata][pipeline]") {
+TEST_CASE("metadata: the folder job carries metadata to its outputs, strip leaves it out", "[metadata][pipeline]") {
   test::TempDir dir;
   fs::create_directories(dir / "in");
   const Bytes source = jpeg_with_metadata(64, 48);  // EXIF orientation 6: decoded 48 x 64

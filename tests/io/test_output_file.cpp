@@ -201,7 +201,7 @@ TEST_CASE("scan_inputs names every folder it cannot read and walks the rest", "[
   CHECK(code == 0);
 }
 
-TEST_CASE("scan_inputs: a link loop is named a loop; one file named twice is taken once", "[io][walk]") {
+TEST_CASE("scan_inputs: a link loop is named a loop, one file named twice is taken once", "[io][walk]") {
   test::TempDir dir;
   fs::create_symlink("loop2.png", dir / "loop1.png");
   fs::create_symlink("loop1.png", dir / "loop2.png");

@@ -83,7 +83,7 @@ TEST_CASE("resize and thumbnail syntax: sizes, modes and interpolations, errors 
   CHECK_THAT(usage("thumbnail:50%"), Catch::Contains("not a percentage"));
 }
 
-TEST_CASE("folder job: resize and thumbnail give cv::resize's sizes; thumbnail decodes JPEGs reduced", "[fidelity]") {
+TEST_CASE("folder job: resize and thumbnail give cv::resize's sizes, thumbnail decodes JPEGs reduced", "[fidelity]") {
   test::TempDir dir;
   fs::create_directories(dir / "in");
   const cv::Mat big = smooth_image(640, 360);
@@ -163,7 +163,7 @@ TEST_CASE("decode: 16-bit and alpha inputs are refused unless converted on reque
   CHECK(cv::norm(cv::imread((dir / "out" / "alpha.png").string(), cv::IMREAD_UNCHANGED), gray, cv::NORM_INF) == 0);
 }
 
-TEST_CASE("folder job: geometry and resize keep 16 bits and alpha; formats that cannot hold them are refused", "[fidelity]") {
+TEST_CASE("folder job: geometry and resize keep 16 bits and alpha, formats that cannot hold them are refused", "[fidelity]") {
   test::TempDir dir;
   fs::create_directories(dir / "in");
   cv::Mat deep(37, 53, CV_16UC3), bgra = test::random_image(41, 29, 4, 8), deep_alpha(20, 30, CV_16UC4);
@@ -297,7 +297,7 @@ TEST_CASE("decode: a reduced JPEG decode is libjpeg's DCT scaling, gray staying 
   }
 }
 
-TEST_CASE("encode: WebP is lossless unless a quality is given; the PNG level changes the size only", "[fidelity]") {
+TEST_CASE("encode: WebP is lossless unless a quality is given, the PNG level changes the size only", "[fidelity]") {
   const cv::Mat img = test::random_image(40, 30, 3, 9);
   io::EncodeOptions o;
   if (!cv::haveImageWriter("x.webp")) return;  // a build without WebP
