@@ -18,12 +18,17 @@
 #include <string_view>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <fmt/core.h>
 
+#include "wk/core/dist.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/io/files.hpp"
+#include "wk/io/metadata.hpp"
 #include "wk/io/output_file.hpp"
+#include "wk/pipeline/folder_job.hpp"
+#include "wk/version.hpp"
 
 namespace wk::app {
 
@@ -186,7 +191,20 @@ int print_failure(const char* prog, const std::exception& e) {
 }
 }  // namespace
 
+std::string version_text(const char* prog) {
+  auto cuda = [](int v) { return v > 0 ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : std::string("none"); };
+  int runtime = 0, driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  auto yes = [](bool b) { return b ? "yes" : "no"; };
+  return fmt::format("{} {} (commit {})\nCUDA runtime {}, driver {}\nbuilt with: nvJPEG {}, MPI {}, libexiv2 metadata {}", prog,
+                     wk::version_string, wk::git_commit, cuda(runtime), cuda(driver), yes(pipeline::nvjpeg_in_build()),
+                     yes(dist::mpi_in_build()), yes(io::metadata_supported()));
+}
+
 int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  app.set_version_flag("--version", [prog] { return version_text(prog); },
+                       "Print the version, the commit, the CUDA runtime and driver, and the optional parts built in");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

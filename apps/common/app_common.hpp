@@ -96,7 +96,12 @@ void add_device_option(CLI::App& app, std::string& device);
 // "--device VALUE: ".
 BackendSelection choose_backend(const char* prog, const std::string& device, bool quiet);
 
-// Parses argv and calls body(); maps CLI11 errors to exit 2 (help/version to 0), wk::Error of
+// What --version prints: "PROG VERSION (commit C)", the CUDA runtime and driver versions (the
+// driver's: "none" without one) and which optional parts this build has (nvJPEG, MPI, libexiv2).
+std::string version_text(const char* prog);
+
+// Adds --version (version_text) to `app`, parses argv and calls body(); maps CLI11 errors to
+// exit 2 (help/version to 0), wk::Error of
 // category usage to 2, any other exception to 1, with a one-line message. In a distributed run an
 // exception from body() ends every rank (MPI_Abort): the others would wait for this one forever.
 int run_app(const char* prog, CLI::App& app, int argc, char** argv, const std::function<int()>& body);
