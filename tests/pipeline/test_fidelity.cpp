@@ -215,6 +215,26 @@ TEST_CASE("folder job: geometry and resize keep 16 bits and alpha, formats that 
   CHECK(res.totals.ok == 3);
 }
 
+TEST_CASE("decode: a 16-bit alpha image kept for geometry is reduced to 8 bits by its high byte with --depth 8", "[fidelity]") {
+  cv::Mat deep_alpha(6, 9, CV_16UC4);
+  cv::randu(deep_alpha, 0, 65536);
+  std::vector<std::uint8_t> png;
+  REQUIRE(cv::imencode(".png", deep_alpha, png));
+  io::DecodeOptions o;
+  o.keep_deep = true;
+  o.to_8bit = true;
+  const cv::Mat got = io::decode_image(png, o);
+  REQUIRE(got.type() == CV_8UC4);
+  cv::Mat want(deep_alpha.size(), CV_8UC4);
+  for (int y = 0; y < want.rows; ++y)
+    for (int x = 0; x < want.cols * 4; ++x) want.ptr<std::uint8_t>(y)[x] = std::uint8_t(deep_alpha.ptr<std::uint16_t>(y)[x] >> 8);
+  CHECK(cv::norm(got, want, cv::NORM_INF) == 0);
+  // The colour channels are those cv::imread reduces to 8 bits itself.
+  cv::Mat bgr;
+  cv::cvtColor(got, bgr, cv::COLOR_BGRA2BGR);
+  CHECK(cv::norm(bgr, cv::imdecode(png, cv::IMREAD_COLOR), cv::NORM_INF) == 0);
+}
+
 TEST_CASE("decode: an alpha image keeps the EXIF orientation OpenCV applies to it", "[fidelity]") {
   // A 4x2 RGBA PNG whose eXIf chunk says orientation 6 (turn 90 degrees clockwise).
   auto chunk = [](const std::string& type, const std::string& data) {
