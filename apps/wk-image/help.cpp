@@ -20,6 +20,8 @@ constexpr const char* kFooter = R"(Examples:
   wk-image gray -o out/ a.jpg b.png --device cpu
   wk-image gray -o out/ photos/ --format png --report run.json
   wk-image gray -o out/ photos/ --resume run.json     finish an interrupted run
+  wk-image thumbnail:256 --format jpg -o - photo.png > thumb.jpg   one image to standard output
+  curl -s URL | wk-image gray --format png -o - - | display   standard input to standard output
 
 Files:
   Folders are searched recursively for images by extension (jpg jpeg jpe png bmp dib tif tiff
@@ -53,6 +55,11 @@ Files:
   overwrite an input (a.jpg -> a.png beside a.png, -o the input folder) is a usage error.
   A folder that cannot be read is an error of its own (named, exit status 1); the walk goes on.
   Links to folders are not followed. The same file named twice is converted once.
+  - (the input) is standard input and -o - standard output, for one image: - must be the only
+  input, -o - takes exactly one input file (or -) and needs --format (no file name chooses the
+  encoder); standard input is read whole, then decoded from memory (JPEG 2000, Sun raster and
+  PFM, which OpenCV decodes only from files, are refused). Pipelines that write side files
+  (hist), --skip-existing and --resume do not go with -o -.
   Bad inputs (truncated JPEG without end-of-image marker, empty file, non-image, unreadable or
   special file, more pixels than --max-pixels) are reported with the file name and reason;
   every other file is still processed and nothing half-written is left behind.
@@ -82,10 +89,13 @@ GPU JPEG decode and encode (nvJPEG; this build: %NVJPEG%):
   any file nvJPEG rejects are decoded by OpenCV, one by one, so a bad file fails alone. The
   report's "decoder" and "encoder" say which each file got.
 
-Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|skipped,
+Report (--report FILE): JSON {"backend": the one that ran (cpu when the GPU took no file),
+  "files": [{"path", "output", "status": ok|failed|skipped,
   "error", "width", "height", "device", "decoder": opencv|nvjpeg-hw|nvjpeg, "encoder":
   opencv|nvjpeg, "finished_s" (seconds from the start), "ms": {"read",
-  "decode", "process", "encode", "write"}}], "input_errors": [...], "totals": {...}, "gpu":
+  "decode", "process", "encode", "write"}, "earlier_run": true (a record kept from the report
+  resumed)}], "input_errors": [...], "totals": {"ok" (all done, "done_earlier" of them by an
+  earlier run), "failed", "skipped", ...}, "gpu":
   {"ready_s", "files_cpu", "files_gpu", "decode_busy_s", "decode_starved_s", ...} (auto and
   gpu: when the GPU took files, how many each device did, the nvJPEG decoder's time)}, written
   atomically at the end, also after Ctrl-C. For nvJPEG files "decode" is an equal share of
@@ -95,7 +105,8 @@ Report (--report FILE): JSON {"files": [{"path", "output", "status": ok|failed|s
   --png-level, --strip, --depth, --alpha) into
   the same output, when that output still exists and the input has the size and modification
   time the report recorded; the others are done again (a notice says why), and the new report
-  goes to FILE unless --report says otherwise.
+  goes to FILE unless --report says otherwise. It holds every file's latest record: those of the
+  files skipped as FILE had them (their timings are that run's), the others this run's.
 
 Many machines (MPI): mpirun -np N wk-image ... (or srun) runs one job over N ranks: rank 0 lists
   the inputs and deals chunks of them on demand, every rank converts its chunks on its node's
@@ -108,16 +119,19 @@ temporary file left, no report).
 
 Memory: images in flight (compressed, decoded, results) stay within --memory over all workers;
 a worker waits for room, and an image larger than the whole budget runs alone.
--q silences notices, the summary and the decoders' own warnings (libpng, libjpeg); errors
-still go to standard error, names with control characters shown escaped.
+Output: standard output carries data only (the image of -o -); everything said -- notices, the
+progress bar (on a terminal), the summary, errors -- goes to standard error. -q silences all of it
+but errors, and the decoders' own warnings (libpng, libjpeg); -v adds a line per file (size,
+device, decoder and encoder, time per stage) and the time per stage over the job. Names with
+control characters are shown escaped.
 
 Environment: wk-image sets CUDA_DEVICE_MAX_CONNECTIONS=12 (work queues per GPU context; with
   the driver's default 8 the workers' streams and the JPEG decoder wait on each other; each
   queue more costs ~13 ms of start-up) unless it is set already: set it yourself to keep
   another value (1-32; e.g. under MPS).
 
-Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage error,
-130 interrupted.)";
+Exit status: 0 all inputs succeeded (or were skipped), 1 some failed, 2 usage error (before any
+file is touched), 130 interrupted.)";
 
 }  // namespace
 

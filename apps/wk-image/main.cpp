@@ -1,5 +1,7 @@
-// wk-image: run an operation pipeline (gray, gauss, histogram, ...) over image files and folders.
-// Argument parsing, printing and exit codes only; the work is in the warpkit library
+// wk-image: run an operation pipeline (gray, gauss, histogram, ...) over image files and folders,
+// or over one image from standard input to standard output ("-"). Data goes to standard output
+// only (the image of -o -); talk -- notices, progress, the summary, -v's detail -- goes to
+// standard error. Argument parsing, printing and exit codes only; the work is in the warpkit library
 // (wk/pipeline/folder_job.hpp: worker threads, streams, pinned staging, multi-GPU;
 // wk/pipeline/distributed_job.hpp: the same over the ranks of mpirun or srun).
 #include <fmt/core.h>
@@ -36,8 +38,10 @@ std::atomic<bool> g_stop{false};
 // A usage error about a field of FolderJobOptions, with this app's flag in the field's place.
 std::string with_flag(const pipeline::OptionError& e) {
   static const std::map<std::string, std::string> kFlags{
-      {"max_pixels", "--max-pixels"}, {"outdir", "-o"}, {"jpeg_batch", "--jpeg-batch"},
-      {"jpeg_decoder", "--jpeg-decoder"}, {"jpeg_encoder", "--jpeg-encoder"}, {"gpus", "--gpus"}, {"format", "--format"}};
+      {"max_pixels", "--max-pixels"},   {"outdir", "-o"},         {"jpeg_batch", "--jpeg-batch"},
+      {"jpeg_decoder", "--jpeg-decoder"}, {"jpeg_encoder", "--jpeg-encoder"}, {"gpus", "--gpus"},
+      {"format", "--format"},           {"report", "--report"},   {"skip_existing", "--skip-existing"},
+      {"resume_report", "--resume"}};
   const std::string what = e.what();
   const auto it = kFlags.find(e.option());
   if (it == kFlags.end() || what.rfind(e.option(), 0) != 0) return what;
@@ -50,23 +54,82 @@ std::string with_flags(std::string message) {
   static const std::pair<std::string_view, std::string_view> kTerms[] = {
       {"the max_pixels limit", "the --max-pixels limit"},
       {"or the CPU backend", "or the CPU backend (--device cpu)"},
+      {"(outdir -)", "(-o -)"},
   };
   for (const auto& [term, flag] : kTerms)
-    if (const auto at = message.find(term); at != std::string::npos) message.replace(at, term.size(), flag);
+    for (auto at = message.find(term); at != std::string::npos; at = message.find(term, at + flag.size()))
+      message.replace(at, term.size(), flag);
   return message;
+}
+
+// Runs `body` with the library's errors put in this app's terms (with_flag, with_flags).
+template <class Body>
+auto in_app_terms(Body&& body) {
+  try {
+    return body();
+  } catch (const pipeline::OptionError& e) {
+    throw Error(ErrorCategory::usage, with_flags(with_flag(e)));
+  } catch (const Error& e) {
+    throw Error(e.category(), with_flags(e.what()));
+  }
+}
+
+// How much talk goes to standard error: none (-q), the usual (notices, progress, the summary) or
+// with -v each file's line and the time per stage as well.
+enum class Talk { quiet, normal, verbose };
+
+void say(Talk talk, const std::string& message) {
+  if (talk != Talk::quiet) wk::app::print_notice(kProg, message);
+}
+
+// -v: one line per finished file (failures are errors of their own).
+void print_file_line(const pipeline::FileRecord& r) {
+  if (r.status == pipeline::FileStatus::failed) return;
+  const std::string name = r.path == "-" ? "standard input" : r.path;
+  const std::string out = r.output == "-" ? "standard output" : r.output;
+  if (r.status == pipeline::FileStatus::skipped || r.earlier_run) {
+    wk::app::print_notice(kProg, fmt::format("{}: skipped ({})", name, r.earlier_run ? "done in an earlier run" : r.error));
+    return;
+  }
+  const pipeline::StageMs& ms = r.ms;
+  wk::app::print_notice(kProg, fmt::format("{} -> {}: {}x{} on the {} (decoder {}, encoder {}), {:.1f} ms: read {:.1f}, "
+                                           "decode {:.1f}, process {:.1f}, encode {:.1f}, write {:.1f}",
+                                           name, out.empty() ? "(no image)" : out, r.width, r.height, r.device,
+                                           r.decoder.empty() ? "none" : r.decoder, r.encoder.empty() ? "none" : r.encoder,
+                                           ms.read + ms.decode + ms.process + ms.encode + ms.write, ms.read, ms.decode,
+                                           ms.process, ms.encode, ms.write));
+}
+
+// -v at the end: where the time went over this run's files, and when the GPU was ready.
+void print_stage_totals(const pipeline::JobResult& result) {
+  pipeline::StageMs sum;
+  std::size_t files = 0;
+  for (const auto& r : result.records) {
+    if (r.earlier_run || r.status == pipeline::FileStatus::skipped) continue;
+    ++files;
+    sum.read += r.ms.read, sum.decode += r.ms.decode, sum.process += r.ms.process;
+    sum.encode += r.ms.encode, sum.write += r.ms.write;
+  }
+  wk::app::print_notice(kProg, fmt::format("time per stage over {} files (summed over the workers): read {:.3f} s, "
+                                           "decode {:.3f} s, process {:.3f} s, encode {:.3f} s, write {:.3f} s",
+                                           files, sum.read / 1e3, sum.decode / 1e3, sum.process / 1e3,
+                                           sum.encode / 1e3, sum.write / 1e3));
+  if (result.gpu.ready_s >= 0) wk::app::print_notice(kProg, fmt::format("the GPU was ready after {:.2f} s", result.gpu.ready_s));
 }
 
 void print_failure(const pipeline::FileRecord& r) {
   if (r.status == pipeline::FileStatus::failed) wk::app::print_error(kProg, r.path + ": " + with_flags(r.error));
 }
 
-// The progress line: files done of the total, and the rate in Mpx/s.
+// The progress line (on standard error, when it is a terminal): files done of the total, and the
+// rate in Mpx/s. -v's per-file lines take its place.
 class ProgressLine {
  public:
-  explicit ProgressLine(bool quiet) : quiet_(quiet) {}
-  void start(std::size_t total) { bar_ = std::make_unique<wk::app::Progress>(total, "img", !quiet_); }
+  explicit ProgressLine(Talk talk) : talk_(talk) {}
+  void start(std::size_t total) { bar_ = std::make_unique<wk::app::Progress>(total, "img", talk_ == Talk::normal); }
   void file(const pipeline::FileRecord& r) {
-    if (r.status == pipeline::FileStatus::ok) megapixels_ += double(r.width) * r.height / 1e6;
+    if (talk_ == Talk::verbose) print_file_line(r);
+    if (r.status == pipeline::FileStatus::ok && !r.earlier_run) megapixels_ += double(r.width) * r.height / 1e6;
     bar_->step(fmt::format("{:.0f} Mpx/s", megapixels_ / std::max(bar_->elapsed_s(), 1e-9)));
   }
   void finish() {
@@ -74,7 +137,7 @@ class ProgressLine {
   }
 
  private:
-  bool quiet_;
+  Talk talk_;
   std::unique_ptr<wk::app::Progress> bar_;
   double megapixels_ = 0;
 };
@@ -82,7 +145,7 @@ class ProgressLine {
 // The end of a job, alone or as rank 0 of several: the listing errors, the report, the summary
 // line (`where` the files ran) and the exit status.
 int finish_job(const pipeline::JobResult& result, const pipeline::FolderJobOptions& job, const std::string& report,
-               bool quiet, const std::string& where) {
+               Talk talk, const std::string& where) {
   for (const auto& e : result.scan_errors) wk::app::print_error(kProg, e);
   const pipeline::JobTotals& t = result.totals;
   if (!report.empty()) pipeline::write_report(report, result, job);
@@ -91,28 +154,29 @@ int finish_job(const pipeline::JobResult& result, const pipeline::FolderJobOptio
     wk::app::print_error(kProg, "no image files found in the inputs");
     return wk::app::kSomeFailed;
   }
-  if (!quiet) {
-    fmt::print("{}: {} converted, {} failed{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on {}\n", kProg, t.ok,
-               failed, t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
-               t.ok / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), where);
-    if (t.interrupted)
-      fmt::print("{}: interrupted: {} files not started{}\n", kProg, t.not_started,
-                 report.empty() ? "" : "; continue with --resume " + report);
-  }
+  if (talk == Talk::verbose) print_stage_totals(result);
+  const std::size_t converted = t.ok - t.done_earlier;
+  say(talk, fmt::format("{} converted, {} failed{}{}; {:.1f} Mpx in {:.2f} s ({:.1f} img/s, {:.1f} Mpx/s) on {}", converted,
+                        failed, t.done_earlier ? fmt::format(", {} done in an earlier run", t.done_earlier) : "",
+                        t.skipped ? fmt::format(", {} skipped", t.skipped) : "", t.megapixels, t.seconds,
+                        converted / std::max(t.seconds, 1e-9), t.megapixels / std::max(t.seconds, 1e-9), where));
+  if (t.interrupted)
+    say(talk, fmt::format("interrupted: {} files not started{}", t.not_started,
+                          report.empty() ? "" : "; continue with --resume " + report));
   if (t.interrupted) return wk::app::kInterrupted;
   return failed ? wk::app::kSomeFailed : wk::app::kSuccess;
 }
 
 // One process: where the files ran is one device, or (auto) the GPU after the CPU took the first ones.
-int run_here(const pipeline::FolderJobOptions& job, const BackendSelection& sel, const std::string& report, bool quiet) {
-  ProgressLine progress(quiet);
+int run_here(const pipeline::FolderJobOptions& job, const BackendSelection& sel, const std::string& report, Talk talk) {
+  ProgressLine progress(talk);
   pipeline::JobCallbacks cb;
   cb.on_start = [&](std::size_t total) { progress.start(total); };
   cb.on_file = [&](const pipeline::FileRecord& r) {
     print_failure(r);
     progress.file(r);
   };
-  cb.on_notice = [&](const std::string& msg) { if (!quiet) wk::app::print_notice(kProg, msg); };
+  cb.on_notice = [&](const std::string& msg) { say(talk, msg); };
 
   const pipeline::JobResult result = pipeline::run_folder_job(job, &g_stop, cb);
   progress.finish();
@@ -128,7 +192,7 @@ int run_here(const pipeline::FolderJobOptions& job, const BackendSelection& sel,
                                : fmt::format("{}, the first {} files on the cpu while it started ({:.2f} s)", gpu,
                                              g.files_cpu, g.ready_s);
   }
-  return finish_job(result, job, report, quiet, "the " + where);
+  return finish_job(result, job, report, talk, "the " + where);
 }
 
 // Rank 0 of a stopped distributed job: what was done and what was in flight, then the end at once
@@ -147,7 +211,7 @@ int run_here(const pipeline::FolderJobOptions& job, const BackendSelection& sel,
 }
 
 // One rank of mpirun / srun: rank 0 shows the one progress line and writes the one report.
-int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, bool quiet) {
+int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, Talk talk) {
   const dist::World& world = dist::world();
   // The node's GPUs split over its ranks: by start_world (CUDA_VISIBLE_DEVICES), else here (the
   // user's CUDA_VISIBLE_DEVICES is the same list for every rank).
@@ -157,14 +221,12 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   }
   // Ranks > 0 end at once on a stop: no temporary file, no new output.
   if (world.rank != 0) wk::app::close_outputs_on_stop();
-  ProgressLine progress(quiet);
+  ProgressLine progress(talk);
   pipeline::DistributedCallbacks cb;
   cb.on_start = [&](std::size_t total) { progress.start(total); };
   cb.on_merged = [&](const pipeline::FileRecord& r) { progress.file(r); };
   cb.on_file = print_failure;
-  cb.on_notice = [&](const std::string& msg) {
-    if (!quiet) wk::app::print_notice(kProg, world.rank == 0 ? msg : fmt::format("rank {}: {}", world.rank, msg));
-  };
+  cb.on_notice = [&](const std::string& msg) { say(talk, world.rank == 0 ? msg : fmt::format("rank {}: {}", world.rank, msg)); };
   cb.on_checkpoint_error = [](const std::string& msg) { wk::app::print_error(kProg, "report: " + msg); };
   cb.on_stop = [&](const pipeline::DistributedStop& s) { end_stopped_job(s, report); };
 
@@ -178,7 +240,7 @@ int run_distributed(pipeline::FolderJobOptions& job, const std::string& report, 
   }
   progress.finish();
   const pipeline::GpuSummary& g = run.result.gpu;
-  return finish_job(run.result, job, report, quiet,
+  return finish_job(run.result, job, report, talk,
                     fmt::format("{} ranks ({} files on GPUs, {} on CPUs)", world.size, g.files_gpu, g.files_cpu));
 }
 
@@ -192,10 +254,12 @@ int main(int argc, char** argv) {
   CLI::App app{"wk-image: run an operation pipeline over image files and folders, on the GPU or the CPU"};
   pipeline::FolderJobOptions job;
   std::string device, border_text = "reflect101", gpus, report, jpeg_decoder = "auto", jpeg_encoder = "auto";
-  bool quiet = false;
+  bool quiet = false, verbose = false;
   app.add_option("pipeline", job.pipeline_text, "Operations, comma-separated, run in order (see Operations below)")->required();
-  app.add_option("inputs", job.inputs, "Image files and folders")->required();
-  app.add_option("-o,--output", job.outdir, "Output folder (created if missing)")->required();
+  app.add_option("inputs", job.inputs, "Image files and folders; - reads one image from standard input (with -o -)")->required();
+  app.add_option("-o,--output", job.outdir,
+                 "Output folder (created if missing); - writes the one input's image to standard output (needs --format)")
+      ->required();
   wk::app::add_device_option(app, device);
   app.get_option("--device")->description(
       "Where to run: auto (start on the CPU at once, start the GPU meanwhile and hand over to it when it is ready; "
@@ -245,7 +309,11 @@ int main(int argc, char** argv) {
   app.add_option("--border", border_text, "Border of the convolution family: replicate, reflect, reflect101, constant:V or wrap")
       ->default_val("reflect101");
   app.add_flag("--plot", job.pipeline_options.plot, "histogram: also write NAME.hist.png, a bar chart");
-  app.add_flag("-q,--quiet", quiet, "No progress bar, notices or summary");
+  auto* quiet_flag = app.add_flag("-q,--quiet", quiet, "No progress bar, notices or summary (errors still go to standard error)");
+  app.add_flag("-v,--verbose", verbose,
+               "Also a line per file (size, device, decoder and encoder, time per stage) and the time per stage over "
+               "the job, on standard error")
+      ->excludes(quiet_flag);
   app.footer(wk_image_help_footer());
 
   const int code = wk::app::run_app(kProg, app, argc, argv, [&]() -> int {
@@ -273,6 +341,9 @@ int main(int argc, char** argv) {
     if (report.empty() && !job.resume_report.empty()) report = job.resume_report.string();
     job.report = report;
     if (!memory.empty()) job.memory_budget = wk::app::parse_byte_size(memory, "--memory");
+    const Talk talk = quiet ? Talk::quiet : verbose ? Talk::verbose : Talk::normal;
+    // Usage errors before anything else: before a backend is chosen, a notice printed or a file touched.
+    in_app_terms([&] { pipeline::validate_options(job); });
     if (quiet) wk::app::silence_library_messages();
     // auto: the GPU backend begun on the CPU (FolderJobOptions::start_on_cpu): no CUDA call
     // before the first file; the start-up thread says on the notice line when there is no GPU.
@@ -291,13 +362,9 @@ int main(int argc, char** argv) {
       wk::app::print_notice(kProg, "this build has no libexiv2: metadata (ICC, EXIF, XMP) is not carried to the "
                                    "outputs; --strip silences this");
     wk::app::install_interrupt_handlers(&g_stop);
-    try {
-      return dist::world().distributed() ? run_distributed(job, report, quiet) : run_here(job, sel, report, quiet);
-    } catch (const pipeline::OptionError& e) {
-      throw Error(ErrorCategory::usage, with_flag(e));
-    } catch (const Error& e) {
-      throw Error(e.category(), with_flags(e.what()));
-    }
+    return in_app_terms([&] {
+      return dist::world().distributed() ? run_distributed(job, report, talk) : run_here(job, sel, report, talk);
+    });
   });
   // No teardown: every output and the report are renamed into place and what was printed is
   // flushed; destroying the CUDA context and nvJPEG handles (~0.35 s on the H100) would only

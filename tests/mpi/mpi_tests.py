@@ -99,15 +99,18 @@ def case_image(r):
     check(one == three, "reports differ:\n%s\n%s" % (json.dumps(one)[:2000], json.dumps(three)[:2000]))
     print("image: outputs and report of 3 ranks identical to one process (%d files)" % len(one["files"]))
 
-    # --resume on the merged report: nothing is redone, the broken file fails again.
+    # --resume on the merged report: nothing is redone, the broken file fails again, and the
+    # report keeps the first run's records of the others.
     stamp = {f: os.stat(os.path.join(w, "out", f)).st_mtime_ns for f in os.listdir(os.path.join(w, "out"))
              if os.path.isfile(os.path.join(w, "out", f))}
     rc, _, err = r.run(job + ["--resume", "three.json"], ranks=3)
     check(rc == 1, "resume: exit %d: %s" % (rc, err))
     rep = normalized_report(os.path.join(w, "three.json"))
     statuses = [f["status"] for f in rep["files"]]
-    check(statuses.count("failed") == 1 and statuses.count("skipped") == len(statuses) - 1,
+    check(statuses.count("failed") == 1 and statuses.count("ok") == len(statuses) - 1,
           "resume: statuses %s" % statuses)
+    kept = [f.get("earlier_run", False) for f in rep["files"] if f["status"] == "ok"]
+    check(all(kept) and rep["totals"]["done_earlier"] == len(kept), "resume: earlier records %s" % kept)
     for f, t in stamp.items():
         check(os.stat(os.path.join(w, "out", f)).st_mtime_ns == t, "resume rewrote " + f)
     print("image: --resume over 3 ranks skipped every finished file")

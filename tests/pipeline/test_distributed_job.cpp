@@ -190,6 +190,38 @@ TEST_CASE("distributed job: rank 0 merges records in list order, resume's files 
   CHECK_THROWS_AS(merged.add(pipeline::pack_records({{6, record("in/f6.png", pipeline::FileStatus::ok)}})), Error);
 }
 
+TEST_CASE("distributed job: rank 0 keeps the earlier report's records of the files the ranks skip", "[pipeline][dist]") {
+  pipeline::FolderJobOptions opt;
+  opt.outdir = "out";
+  const io::InputScan scan = listed(3);
+  pipeline::FileRecord f1 = record("in/f1.png", pipeline::FileStatus::ok, 640, 480);
+  f1.finished_s = 7.5;
+  pipeline::FileRecord f2 = record("in/f2.png", pipeline::FileStatus::ok, 320, 200);
+  f2.finished_s = 8.5;
+  pipeline::MergedRecords merged(opt, scan, {"in/f1.png", "in/f2.png"}, {{"in/f1.png", f1}, {"in/f2.png", f2}});
+
+  // A rank skips f1 as done: its record is the earlier report's, marked as such; f2, not reached
+  // yet, is already the earlier report's as well.
+  merged.add(pipeline::pack_records({{0, record("in/f0.png", pipeline::FileStatus::ok, 1000, 1000)},
+                                     {1, pipeline::done_in_earlier_run(opt, scan.files[1])}}));
+  const pipeline::JobResult now = merged.snapshot(true, 1.0);
+  REQUIRE(now.records.size() == 3);
+  CHECK_FALSE(now.records[0].earlier_run);
+  for (std::size_t i : {1, 2}) {
+    CAPTURE(i);
+    CHECK(now.records[i].earlier_run);
+    CHECK(now.records[i].status == pipeline::FileStatus::ok);
+  }
+  CHECK(now.records[1].width == 640);
+  CHECK(now.records[1].finished_s == 7.5);
+  CHECK(now.records[2].finished_s == 8.5);
+  // ok counts all three; the megapixels and the devices' counts are this run's only.
+  CHECK(counts(now) == std::vector<std::size_t>{3, 3, 0, 0, 0});
+  CHECK(now.totals.done_earlier == 2);
+  CHECK(now.totals.megapixels == Approx(1.0));
+  CHECK(now.gpu.files_cpu == 1);
+}
+
 TEST_CASE("distributed job in a world of one: the same records and outputs as run_folder_job", "[pipeline][dist]") {
   REQUIRE_FALSE(dist::world().distributed());
   test::TempDir dir;
@@ -229,9 +261,18 @@ TEST_CASE("distributed job in a world of one: the same records and outputs as ru
   pipeline::write_report(dir / "r.json", r, opt);
   opt.resume_report = dir / "r.json";
   const pipeline::DistributedResult again = pipeline::run_distributed_job(opt, stop);
-  CHECK(again.result.totals.skipped == 20);
+  // The merged report keeps the first run's records of the files skipped.
+  CHECK(again.result.totals.done_earlier == 20);
+  CHECK(again.result.totals.ok == 20);
+  CHECK(again.result.totals.skipped == 0);
   CHECK(again.result.totals.failed == 1);
-  CHECK(again.result.totals.ok == 0);
+  REQUIRE(again.result.records.size() == r.records.size());
+  for (std::size_t i = 0; i < r.records.size(); ++i) {
+    if (r.records[i].status != pipeline::FileStatus::ok) continue;
+    CAPTURE(r.records[i].path);
+    CHECK(again.result.records[i].earlier_run);
+    CHECK(again.result.records[i].finished_s == r.records[i].finished_s);
+  }
 }
 
 TEST_CASE("distributed job: on a stop rank 0 checkpoints the report and says what was in flight", "[pipeline][dist]") {

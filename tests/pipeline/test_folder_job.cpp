@@ -8,6 +8,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 #include "wk/core/error.hpp"
 #include "wk/image/pipeline.hpp"
@@ -185,15 +187,41 @@ TEST_CASE("run_folder_job records every input in order, with the report and resu
 
   opt.resume_report = dir / "r.json";
   const auto again = pipeline::run_folder_job(opt);
-  CHECK(again.totals.ok == 0);
-  CHECK(again.totals.skipped == 6);
+  // The resumed result holds the first run's records of the files it skipped.
+  CHECK(again.totals.ok == 6);
+  CHECK(again.totals.done_earlier == 6);
+  CHECK(again.totals.skipped == 0);
   CHECK(again.totals.failed == 1);
+  CHECK(again.totals.megapixels == 0);  // this run's work only
+  REQUIRE(again.records.size() == 7);
+  for (std::size_t i = 1; i < 7; ++i) {
+    CAPTURE(i);
+    CHECK(again.records[i].earlier_run);
+    CHECK(again.records[i].status == pipeline::FileStatus::ok);
+    CHECK(again.records[i].path == res.records[i].path);
+    CHECK(again.records[i].finished_s == res.records[i].finished_s);
+    CHECK(again.records[i].width == 20);
+  }
+  CHECK_FALSE(again.records[0].earlier_run);
   // A chain of resumes keeps counting the first run's work as done.
   test::write_bytes(dir / "r2.json", pipeline::report_json(again, opt));
   CHECK(pipeline::read_earlier_report(dir / "r2.json").done.size() == 6);
   // ... and a third run still skips them: the chained records carry the inputs' size and time.
   opt.resume_report = dir / "r2.json";
-  CHECK(pipeline::run_folder_job(opt).totals.skipped == 6);
+  CHECK(pipeline::run_folder_job(opt).totals.done_earlier == 6);
+  // A report of an older version (skipped as "done in an earlier run", no whole record) still
+  // resumes: those files are skipped, reported as before.
+  auto old = nlohmann::json::parse(pipeline::report_json(res, opt));
+  for (auto& f : old["files"])
+    if (f["status"] == "ok") {
+      f["status"] = "skipped";
+      f["error"] = "done in an earlier run";
+    }
+  test::write_bytes(dir / "old.json", old.dump());
+  opt.resume_report = dir / "old.json";
+  const auto from_old = pipeline::run_folder_job(opt);
+  CHECK(from_old.totals.skipped == 6);
+  CHECK(from_old.totals.done_earlier == 0);
 
   test::write_bytes(dir / "junk.json", "{\"not\": \"a report\"}");
   CHECK_THROWS_AS(pipeline::read_earlier_report(dir / "junk.json"), Error);

@@ -73,6 +73,28 @@ std::vector<std::uint8_t> read_file(const fs::path& path, std::uint64_t max_byte
   return bytes;
 }
 
+std::vector<std::uint8_t> read_standard_input(std::uint64_t max_bytes) {
+  std::vector<std::uint8_t> bytes;
+  std::size_t done = 0;
+  for (;;) {
+    // Grows by doubling from 64 KiB, one byte beyond the limit so that a larger input shows.
+    if (done == bytes.size()) {
+      const std::uint64_t want = std::max<std::uint64_t>(64 * 1024, 2 * std::uint64_t(bytes.size()));
+      bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(want, max_bytes + 1)));
+    }
+    const ssize_t n = ::read(STDIN_FILENO, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorCategory::io, "standard input: read failed: " + errno_text(errno));
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+    if (done > max_bytes) throw Error(ErrorCategory::io, "standard input: larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
 // The registry of temporary files (TemporaryRegistration). A slot is free (0), being filled by its
 // owner (1), live (2), or taken by remove_registered_temporaries (3: the process is ending, the
 // slot is never reused). Static storage, so a signal handler can walk it.

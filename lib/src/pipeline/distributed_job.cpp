@@ -96,15 +96,18 @@ std::vector<std::pair<std::size_t, FileRecord>> unpack_records(std::string_view 
 }
 
 MergedRecords::MergedRecords(const FolderJobOptions& options, const io::InputScan& listed,
-                             const std::vector<std::string>& resume_done)
+                             const std::vector<std::string>& resume_done, std::map<std::string, FileRecord> earlier)
     : options_(options), listed_(listed), done_before_(resume_done.begin(), resume_done.end()),
-      merged_(listed.files.size()) {}
+      earlier_(std::move(earlier)), merged_(listed.files.size()) {}
 
 void MergedRecords::add(std::string_view payload, const std::function<void(const FileRecord&)>& on_record) {
   auto records = unpack_records(payload, merged_.size());
   std::lock_guard lock(mutex_);
   changed_ = true;
   for (auto& [i, r] : records) {
+    // A file a rank skipped as done before: the earlier report's record of it.
+    const auto earlier = r.status == FileStatus::skipped && done_before_.count(r.path) ? earlier_.find(r.path) : earlier_.end();
+    if (earlier != earlier_.end()) r = done_in_earlier_run(options_, listed_.files[i], &earlier->second);
     merged_[i] = std::move(r);
     if (on_record) on_record(*merged_[i]);
   }
@@ -138,7 +141,9 @@ JobResult MergedRecords::snapshot(bool final, double seconds) {
         result.records.push_back(*merged_[i]);
       } else if (done_before_.count(listed_.files[i].path.string())) {
         // Not reached (yet): still done in the earlier run, so a later resume skips it too.
-        result.records.push_back(done_in_earlier_run(options_, listed_.files[i]));
+        const auto earlier = earlier_.find(listed_.files[i].path.string());
+        result.records.push_back(
+            done_in_earlier_run(options_, listed_.files[i], earlier == earlier_.end() ? nullptr : &earlier->second));
       }
     }
     changed_ = false;
@@ -151,8 +156,9 @@ JobResult MergedRecords::snapshot(bool final, double seconds) {
 
 namespace {
 
-// Rank 0's list: the scan, and with resume_report the inputs it lists as done, as bytes.
-std::string list_job(const FolderJobOptions& job, const DistributedCallbacks& cb) {
+// Rank 0's list: the scan, and with resume_report the inputs it lists as done, as bytes; their
+// records in the earlier report go to `earlier` (rank 0 keeps them in the merged report).
+std::string list_job(const FolderJobOptions& job, const DistributedCallbacks& cb, std::map<std::string, FileRecord>& earlier) {
   nvtx::Range r("scan", nvtx::Color::io);
   const io::InputScan scan = io::scan_inputs(job.inputs, job.outdir);
   auto tell = [&](const std::vector<std::string>& notices) {
@@ -161,8 +167,12 @@ std::string list_job(const FolderJobOptions& job, const DistributedCallbacks& cb
   };
   tell(scan.notices);
   std::vector<std::string> skip, notices;
-  if (!job.resume_report.empty())
-    skip = inputs_to_skip(job, scan.files, read_earlier_report(job.resume_report), &notices);
+  if (!job.resume_report.empty()) {
+    const EarlierReport report = read_earlier_report(job.resume_report);
+    skip = inputs_to_skip(job, scan.files, report, &notices);
+    for (const std::string& p : skip)
+      if (const auto& record = report.done.at(p).record) earlier.emplace(p, *record);
+  }
   tell(notices);
   return pack_file_list(scan, skip);
 }
@@ -282,9 +292,14 @@ DistributedResult run_distributed_job(const FolderJobOptions& options, const std
   const dist::World& world = dist::world();
   const bool rank0 = world.rank == 0;
   const auto t0 = Clock::now();
+  for (const std::string& in : options.inputs)
+    if (in == "-") throw OptionError("inputs", "inputs: - (standard input) cannot be read by a job of several processes");
+  if (options.outdir == "-")
+    throw OptionError("outdir", "outdir - (standard output) cannot be written by a job of several processes");
   FileSource source;
+  std::map<std::string, FileRecord> earlier;
   {
-    std::string listed = rank0 ? list_job(options, cb) : std::string();  // made once
+    std::string listed = rank0 ? list_job(options, cb, earlier) : std::string();  // made once
     dist::broadcast(listed);
     source.listed = unpack_file_list(listed, source.resume_done);
   }
@@ -294,7 +309,7 @@ DistributedResult run_distributed_job(const FolderJobOptions& options, const std
   dist::ChunkDealer::Options o;
   if (rank0) {
     o.bounds = chunk_bounds_by_bytes(source.listed.files, world.size);
-    merged.emplace(options, source.listed, source.resume_done);
+    merged.emplace(options, source.listed, source.resume_done, std::move(earlier));
     if (cb.on_start) cb.on_start(n);
     o.deliver = [&](const dist::Chunk&, int, std::string&& payload) { merged->add(payload, cb.on_merged); };
   }

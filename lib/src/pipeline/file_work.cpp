@@ -60,7 +60,7 @@ void Reporter::notice(const std::string& msg) {
 }
 
 void Reporter::finished(std::size_t i, FileRecord&& r) {
-  r.finished_s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!r.earlier_run) r.finished_s = std::chrono::duration<double>(Clock::now() - start).count();  // else that run's
   std::lock_guard<std::mutex> lock(mutex);
   records[i] = std::move(r);
   if (cb.on_file) cb.on_file(*records[i]);
@@ -111,7 +111,9 @@ cv::Mat decode_with_opencv(const Shared& sh, FileWork& fw, const image::Pipeline
     io::DecodeOptions options = sh.opt.decode;
     options.jpeg_shrink = jpeg_shrink;
     options.keep_deep = pipeline.takes_any_depth();
-    img = io::decode_image(fw.bytes, sh.files[fw.i].path, options);
+    const fs::path& source = sh.files[fw.i].path;
+    // Standard input is decoded from memory only: no file to hand to the decoders that read files.
+    img = source == "-" ? io::decode_image(fw.bytes, options) : io::decode_image(fw.bytes, source, options);
   }
   fw.r.ms.decode += ms_since(t);
   fw.r.decoder = jpeg_shrink > 1 ? "opencv/" + std::to_string(jpeg_shrink) : "opencv";
@@ -158,6 +160,9 @@ cv::Mat download(const DeviceImage& image, cudaStream_t stream) {
 void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* host, Reporter& rep) {
   FileRecord& r = fw.r;
   const fs::path& out = sh.outputs[fw.i];
+  // The name whose extension chooses the encoder: the output's, or for standard output ("-")
+  // one in the job's format.
+  const fs::path encode_as = out == "-" ? fs::path("-." + sh.opt.format) : out;
   const long idx = static_cast<long>(fw.i);
   try {
     auto t = Clock::now();
@@ -175,7 +180,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
       image::DeviceSink sink;
       if (analysis_only) {
         sink = [](const DeviceImage&, cudaStream_t) {};
-      } else if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, out, sh.opt, rep)) {
+      } else if (io::NvjpegEncoder* encoder = gpu_jpeg_encoder(wp, encode_as, sh.opt, rep)) {
         sink = [&](const DeviceImage& image, cudaStream_t stream) {
           const auto te = Clock::now();
           nvtx::Range s("encode", nvtx::Color::codec, idx);
@@ -220,7 +225,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
     if (encoded.empty() && !analysis_only) {
       t = Clock::now();
       nvtx::Range s("encode", nvtx::Color::codec, idx);
-      encoded = io::encode_image(result, out, sh.opt.encode);
+      encoded = io::encode_image(result, encode_as, sh.opt.encode);
       r.encoder = "opencv";
       r.ms.encode += ms_since(t);
     }
@@ -235,6 +240,8 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
                                      host_result ? result.channels() : sink_channels);
       }
       std::vector<fs::path> side_paths;
+      if (!side.empty() && out == "-")  // the job refuses such pipelines; a file that still makes them fails alone
+        throw Error(ErrorCategory::usage, "side files (" + side.front().suffix + ") cannot go to standard output");
       for (const auto& so : side) {
         side_paths.push_back(out.parent_path() / (out.stem().string() + so.suffix));
         if (auto id = io::identity_of(side_paths.back()); id && sh.input_ids.count(*id))
@@ -293,8 +300,8 @@ bool begin_file(Shared& sh, FileWork& fw) {
   try {
     if (!sh.precheck[fw.i].empty()) throw Error(ErrorCategory::usage, sh.precheck[fw.i]);
     std::error_code ec;
-    if (sh.resume_ok.count(r.path)) {
-      r = done_in_earlier_run(sh.opt, in);
+    if (const auto done = sh.resume_ok.find(r.path); done != sh.resume_ok.end()) {
+      r = done_in_earlier_run(sh.opt, in, done->second ? &*done->second : nullptr);
       return false;
     }
     if (sh.opt.skip_existing && fs::exists(out, ec)) {
@@ -302,14 +309,15 @@ bool begin_file(Shared& sh, FileWork& fw) {
       r.error = "output exists";
       return false;
     }
-    if (const auto stamp = input_stamp(in.path)) {  // before the read: a change while it is read shows when resumed
+    const bool from_stdin = in.path == "-";
+    if (const auto stamp = from_stdin ? std::nullopt : input_stamp(in.path)) {  // before the read: a change while it is read shows when resumed
       r.input_bytes = stamp->bytes;
       r.input_mtime_ns = stamp->mtime_ns;
     }
     const auto t = Clock::now();
     {
       nvtx::Range s("read", nvtx::Color::io, idx);
-      fw.bytes = io::read_file(in.path);
+      fw.bytes = from_stdin ? io::read_standard_input() : io::read_file(in.path);
       if (!sh.opt.strip && io::metadata_supported()) {  // part of the read (ms.read)
         nvtx::Range m("metadata", nvtx::Color::io, idx);
         fw.metadata = io::read_metadata(fw.bytes);

@@ -109,13 +109,17 @@ struct WorkerPipelines {
   }
 };
 
+// The inputs resume_report lists as done, each with the earlier report's record of it when it
+// has one (a rank of a distributed job has none: rank 0 puts them in as it merges).
+using ResumeSkips = std::unordered_map<std::string, std::optional<FileRecord>>;
+
 // What the workers share about the job's files.
 struct Shared {
   const FolderJobOptions& opt;
   const std::vector<io::InputFile>& files;
   std::vector<std::filesystem::path> outputs;
   std::vector<std::string> precheck;  // per file: an error known before starting, or ""
-  std::unordered_set<std::string> resume_ok;
+  ResumeSkips resume_ok;
   std::mutex side_mutex;
   std::set<std::filesystem::path> side_paths;
   std::set<io::FileIdentity> input_ids;  // every input: no output may replace one

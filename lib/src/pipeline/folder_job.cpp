@@ -35,7 +35,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+bool is_standard_stream(const fs::path& p) { return p == "-"; }
+
 fs::path output_for(const FolderJobOptions& opt, const io::InputFile& in) {
+  if (is_standard_stream(opt.outdir)) return opt.outdir;
   fs::path out = opt.outdir / in.relative;
   if (!opt.format.empty()) out.replace_extension("." + opt.format);
   return out.lexically_normal();
@@ -53,8 +56,9 @@ struct JobSetup {
 // the workers begin on the CPU; an explicit GPU list is still checked here when the machine has
 // GPUs at all.
 std::vector<int> checked_gpus(const FolderJobOptions& opt, bool hybrid) {
+  if (opt.backend != Backend::gpu) return {};  // the CPU backend touches no GPU, whatever `gpus` says
   std::vector<int> gpus = opt.gpus;
-  if (opt.backend != Backend::gpu || (hybrid && gpus.empty())) return gpus;
+  if (hybrid && gpus.empty()) return gpus;
   int count = 0;
   if (hybrid) {
     if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
@@ -73,18 +77,84 @@ std::vector<int> checked_gpus(const FolderJobOptions& opt, bool hybrid) {
   return gpus;
 }
 
-// Bad pipelines and options are usage errors before any file is touched.
-JobSetup validate_job(const FolderJobOptions& opt) {
-  { image::Pipeline validate(opt.pipeline_text, Backend::cpu, opt.pipeline_options); }
+// True when `pipeline` writes side files (hist's tables and plots), as seen on a small image; false
+// when that image is one it cannot take (the files then say so one by one).
+bool writes_side_files(image::Pipeline& pipeline) {
+  try {
+    std::vector<image::SideOutput> side;
+    (void)pipeline.run(cv::Mat(64, 64, CV_8UC3, cv::Scalar::all(128)), -1, &side);
+    return !side.empty();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// "-": standard input as the one input, standard output for the one result.
+void validate_standard_streams(const FolderJobOptions& opt, image::Pipeline& pipeline) {
+  const bool from_stdin = std::any_of(opt.inputs.begin(), opt.inputs.end(), [](const std::string& in) { return in == "-"; });
+  const bool to_stdout = is_standard_stream(opt.outdir);
+  if (from_stdin && opt.inputs.size() != 1)
+    throw OptionError("inputs", "inputs: - (standard input) must be the only input (" + std::to_string(opt.inputs.size()) +
+                                    " are given)");
+  if (from_stdin && !to_stdout)
+    throw OptionError("inputs", "inputs: - (standard input) has no file name for an output folder; write its result to "
+                                "standard output (outdir -)");
+  if (!to_stdout) return;
+  if (opt.inputs.size() != 1)
+    throw OptionError("outdir", "outdir - (standard output) takes the image of exactly one input file, not " +
+                                    std::to_string(opt.inputs.size()) + " inputs");
+  std::error_code ec;
+  if (!from_stdin && fs::is_directory(opt.inputs.front(), ec))
+    throw OptionError("outdir", "outdir - (standard output) takes the image of exactly one input file; " +
+                                    io::printable(opt.inputs.front()) + " is a folder");
+  if (opt.format.empty())
+    throw OptionError("format", "format must name the output format (png, jpg, ...) when the output is standard output "
+                                "(outdir -): there is no file name whose extension would choose the encoder");
+  if (opt.skip_existing) throw OptionError("skip_existing", "skip_existing does not apply to standard output (outdir -)");
+  if (!opt.resume_report.empty())
+    throw OptionError("resume_report", "resume_report does not apply to standard output (outdir -): nothing is left to resume");
+  if (writes_side_files(pipeline))
+    throw OptionError("outdir", "outdir - (standard output) holds one image; pipeline '" + opt.pipeline_text +
+                                    "' writes side files (NAME.hist.csv, ...) beside its output: name an output folder");
+}
+
+// An output format this build can name but not write an 8-bit image in (OpenEXR takes floating
+// point only) would fail every file: it is refused here, by encoding a small image.
+bool encodes_8bit(const FolderJobOptions& opt) {
+  try {
+    (void)io::encode_image(cv::Mat(8, 8, CV_8UC3, cv::Scalar::all(128)), "x." + opt.format, opt.encode);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void validate_options(const FolderJobOptions& opt) {
+  image::Pipeline validate(opt.pipeline_text, Backend::cpu, opt.pipeline_options);
   if (opt.max_pixels < 1) throw OptionError("max_pixels", "max_pixels must be at least 1");
-  {
+  if (!is_standard_stream(opt.outdir)) {
     std::error_code ec;
     if (fs::exists(opt.outdir, ec) && !fs::is_directory(opt.outdir, ec))
       throw OptionError("outdir", "outdir " + opt.outdir.string() + ": exists and is not a folder");
   }
+  if (!opt.report.empty()) {
+    std::error_code ec;
+    if (fs::is_directory(opt.report, ec))
+      throw OptionError("report", "report " + io::printable(opt.report.string()) + ": is a folder; name the report file");
+  }
   if (opt.jpeg_batch < 1) throw OptionError("jpeg_batch", "jpeg_batch must be at least 1");
-  if (!opt.format.empty() && !io::can_encode(opt.format))
+  if (!opt.format.empty() && (!io::can_encode(opt.format) || !encodes_8bit(opt)))
     throw OptionError("format", "format '" + opt.format + "': this build cannot write it (it writes " + io::writable_formats() + ")");
+  validate_standard_streams(opt, validate);
+}
+
+namespace {
+
+// Bad pipelines and options are usage errors before any file is touched.
+JobSetup validate_job(const FolderJobOptions& opt) {
+  validate_options(opt);
   const char* kNoNvjpeg = " nvjpeg: this build has no nvJPEG (it is built when the CUDA toolkit has it)";
   if (opt.jpeg_decoder == JpegDecoder::nvjpeg && !io::nvjpeg_in_build())
     throw OptionError("jpeg_decoder", std::string("jpeg_decoder") + kNoNvjpeg);
@@ -114,7 +184,7 @@ struct JobPlan {
   std::vector<fs::path> outputs;
   std::vector<std::string> precheck;  // per file: an error known before starting, or ""
   std::set<io::FileIdentity> input_ids;
-  std::unordered_set<std::string> resume_ok;
+  ResumeSkips resume_ok;
 };
 
 // Outputs, and no file the job writes is a file it reads, before any work (an output named like
@@ -134,7 +204,8 @@ void plan_outputs(const FolderJobOptions& opt, JobPlan& plan) {
   if (!opt.report.empty()) writes.push_back({"the report", opt.report});
   io::check_writes_apart(reads, writes);
   for (const io::JobFile& r : reads)
-    if (auto id = io::identity_of(r.path)) plan.input_ids.insert(*id);
+    if (!is_standard_stream(r.path))  // "-" is no file, whatever a file named "-" here is
+      if (auto id = io::identity_of(r.path)) plan.input_ids.insert(*id);
 }
 
 JobPlan plan_job(const FolderJobOptions& opt, const FileSource* source, const JobCallbacks& cb) {
@@ -144,6 +215,8 @@ JobPlan plan_job(const FolderJobOptions& opt, const FileSource* source, const Jo
   plan.t0 = Clock::now();
   if (source) {
     plan.scan = source->listed;
+  } else if (opt.inputs.size() == 1 && is_standard_stream(opt.inputs.front())) {
+    plan.scan.files.push_back({"-", "-"});
   } else {
     nvtx::Range r("scan", nvtx::Color::io);
     plan.scan = io::scan_inputs(opt.inputs, opt.outdir);
@@ -152,10 +225,13 @@ JobPlan plan_job(const FolderJobOptions& opt, const FileSource* source, const Jo
     for (const std::string& notice : plan.scan.notices) cb.on_notice(notice);
   plan_outputs(opt, plan);
   if (source) {
-    plan.resume_ok.insert(source->resume_done.begin(), source->resume_done.end());
+    for (const std::string& p : source->resume_done) plan.resume_ok.emplace(p, std::nullopt);
   } else if (earlier) {
     std::vector<std::string> notices;
-    for (auto& p : inputs_to_skip(opt, plan.scan.files, *earlier, &notices)) plan.resume_ok.insert(std::move(p));
+    for (auto& p : inputs_to_skip(opt, plan.scan.files, *earlier, &notices)) {
+      auto record = earlier->done.at(p).record;
+      plan.resume_ok.emplace(std::move(p), std::move(record));
+    }
     if (cb.on_notice)
       for (const std::string& notice : notices) cb.on_notice(notice);
   }
@@ -528,7 +604,12 @@ bool nvjpeg_in_build() noexcept { return io::nvjpeg_in_build(); }
 
 fs::path output_path(const FolderJobOptions& options, const io::InputFile& input) { return output_for(options, input); }
 
-FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input) {
+FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input, const FileRecord* earlier) {
+  if (earlier && earlier->status == FileStatus::ok) {
+    FileRecord r = *earlier;
+    r.earlier_run = true;
+    return r;
+  }
   FileRecord r;
   r.path = input.path.string();
   r.output = output_for(options, input).string();
@@ -562,11 +643,16 @@ std::size_t remove_stale_temporaries(const fs::path& output) {
 void tally(JobResult& result, std::size_t files) {
   JobTotals& tot = result.totals;
   tot.files = files;
-  tot.ok = tot.failed = tot.skipped = 0;
+  tot.ok = tot.failed = tot.skipped = tot.done_earlier = 0;
   tot.megapixels = 0;
   tot.not_started = files - std::min(files, result.records.size());
   result.gpu.files_cpu = result.gpu.files_gpu = 0;
   for (const FileRecord& r : result.records) {
+    if (r.earlier_run && r.status == FileStatus::ok) {  // an earlier run's work: done, not this run's
+      ++tot.ok;
+      ++tot.done_earlier;
+      continue;
+    }
     if (!r.device.empty()) ++(r.device == "cpu" ? result.gpu.files_cpu : result.gpu.files_gpu);
     if (r.status == FileStatus::ok) {
       ++tot.ok;

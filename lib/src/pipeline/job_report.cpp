@@ -77,6 +77,7 @@ nlohmann::json record_object(const FileRecord& r) {
                       {"ms", {{"read", r.ms.read}, {"decode", r.ms.decode}, {"process", r.ms.process},
                               {"encode", r.ms.encode}, {"write", r.ms.write}}}};
   if (!r.error.empty()) f["error"] = r.error;
+  if (r.earlier_run) f["earlier_run"] = true;
   if (r.input_bytes || r.input_mtime_ns) {
     f["input_bytes"] = r.input_bytes;
     f["input_mtime_ns"] = r.input_mtime_ns;
@@ -86,6 +87,35 @@ nlohmann::json record_object(const FileRecord& r) {
   return f;
 }
 
+// A record as record_object writes it; throws nlohmann's exceptions (and wk::Error{decode}) for
+// one that is not.
+FileRecord record_from_object(const nlohmann::json& f) {
+  auto exact = [&](const char* name, const char* hex_name) {
+    if (!f.contains(hex_name)) return f.at(name).get<std::string>();
+    if (auto s = from_hex(f.at(hex_name).get<std::string>())) return std::move(*s);
+    throw Error(ErrorCategory::decode, std::string("a file record whose ") + hex_name + " is not hexadecimal");
+  };
+  FileRecord r;
+  r.path = exact("path", "path_hex");
+  r.output = exact("output", "output_hex");
+  const std::string status = f.at("status").get<std::string>();
+  r.status = status == "ok" ? FileStatus::ok : status == "skipped" ? FileStatus::skipped : FileStatus::failed;
+  r.error = f.value("error", "");
+  r.width = f.at("width").get<int>();
+  r.height = f.at("height").get<int>();
+  r.device = f.at("device").get<std::string>();
+  r.decoder = f.at("decoder").get<std::string>();
+  r.encoder = f.at("encoder").get<std::string>();
+  r.finished_s = f.at("finished_s").get<double>();
+  r.input_bytes = f.value("input_bytes", std::uint64_t(0));
+  r.input_mtime_ns = f.value("input_mtime_ns", std::int64_t(0));
+  r.earlier_run = f.value("earlier_run", false);
+  const auto& ms = f.at("ms");
+  r.ms = {ms.at("read").get<double>(), ms.at("decode").get<double>(), ms.at("process").get<double>(),
+          ms.at("encode").get<double>(), ms.at("write").get<double>()};
+  return r;
+}
+
 }  // namespace
 
 std::string record_json(const FileRecord& record) {
@@ -93,34 +123,16 @@ std::string record_json(const FileRecord& record) {
 }
 
 FileRecord record_from_json(std::string_view text) {
-  FileRecord r;
   try {
-    const auto f = nlohmann::json::parse(text.begin(), text.end());
-    auto exact = [&](const char* name, const char* hex_name) {
-      if (!f.contains(hex_name)) return f.at(name).get<std::string>();
-      if (auto s = from_hex(f.at(hex_name).get<std::string>())) return std::move(*s);
-      throw Error(ErrorCategory::decode, std::string("a file record whose ") + hex_name + " is not hexadecimal");
-    };
-    r.path = exact("path", "path_hex");
-    r.output = exact("output", "output_hex");
-    const std::string status = f.at("status").get<std::string>();
-    r.status = status == "ok" ? FileStatus::ok : status == "skipped" ? FileStatus::skipped : FileStatus::failed;
-    r.error = f.value("error", "");
-    r.width = f.at("width").get<int>();
-    r.height = f.at("height").get<int>();
-    r.device = f.at("device").get<std::string>();
-    r.decoder = f.at("decoder").get<std::string>();
-    r.encoder = f.at("encoder").get<std::string>();
-    r.finished_s = f.at("finished_s").get<double>();
-    r.input_bytes = f.value("input_bytes", std::uint64_t(0));
-    r.input_mtime_ns = f.value("input_mtime_ns", std::int64_t(0));
-    const auto& ms = f.at("ms");
-    r.ms = {ms.at("read").get<double>(), ms.at("decode").get<double>(), ms.at("process").get<double>(),
-            ms.at("encode").get<double>(), ms.at("write").get<double>()};
+    return record_from_object(nlohmann::json::parse(text.begin(), text.end()));
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorCategory::decode, std::string("not a wk-image file record (") + e.what() + ")");
   }
-  return r;
+}
+
+Backend backend_that_ran(const JobResult& result, const FolderJobOptions& opt) {
+  if (opt.backend == Backend::gpu && opt.start_on_cpu && result.gpu.files_gpu == 0) return Backend::cpu;
+  return opt.backend;
 }
 
 std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
@@ -131,13 +143,13 @@ std::string report_json(const JobResult& result, const FolderJobOptions& opt) {
   json j = {{"tool", "wk-image"},
             {"pipeline", opt.pipeline_text},
             {"settings", job_settings(opt)},
-            {"backend", wk::to_string(opt.backend)},
+            {"backend", wk::to_string(backend_that_ran(result, opt))},
             {"files", std::move(files)},
             {"input_errors", result.scan_errors},
             {"totals", {{"files", t.files}, {"ok", t.ok}, {"failed", t.failed + result.scan_errors.size()},
-                        {"skipped", t.skipped}, {"not_started", t.not_started}, {"interrupted", t.interrupted},
-                        {"megapixels", t.megapixels}, {"seconds", t.seconds},
-                        {"images_per_second", t.seconds > 0 ? double(t.ok) / t.seconds : 0.0}}}};
+                        {"done_earlier", t.done_earlier}, {"skipped", t.skipped}, {"not_started", t.not_started},
+                        {"interrupted", t.interrupted}, {"megapixels", t.megapixels}, {"seconds", t.seconds},
+                        {"images_per_second", t.seconds > 0 ? double(t.ok - t.done_earlier) / t.seconds : 0.0}}}};
   if (opt.backend == Backend::gpu) {
     const GpuSummary& g = result.gpu;
     j["gpu"] = {{"start_on_cpu", opt.start_on_cpu}, {"ready_s", g.ready_s}, {"files_gpu", g.files_gpu},
@@ -190,6 +202,14 @@ EarlierReport parse_earlier_report(std::string_view text, const std::string& nam
       e.output = exact("output", "output_hex");
       e.input_bytes = f.value("input_bytes", std::uint64_t(0));
       e.input_mtime_ns = f.value("input_mtime_ns", std::int64_t(0));
+      // The whole record, for the resumed report to keep; one this version cannot read whole (a
+      // report of an older version) is still a done input, reported as skipped.
+      if (f.at("status") == "ok") {
+        try {
+          e.record = record_from_object(f);
+        } catch (const std::exception&) {
+        }
+      }
       report.done[exact("path", "path_hex")] = std::move(e);
     }
   } catch (const nlohmann::json::exception& e) {

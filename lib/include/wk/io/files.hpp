@@ -15,6 +15,11 @@ namespace wk::io {
 std::vector<std::uint8_t> read_file(const std::filesystem::path& path,
                                     std::uint64_t max_bytes = std::uint64_t(1) << 40);
 
+// Reads standard input to its end (a pipe, a terminal, a redirected file), at most `max_bytes`.
+// For a tool's "-" input: the data cannot be read twice, so it is read whole before any decoding.
+// Throws wk::Error{io} naming "standard input" and the reason (more than max_bytes included).
+std::vector<std::uint8_t> read_standard_input(std::uint64_t max_bytes = std::uint64_t(1) << 40);
+
 // True for the names of temporary files (".NAME.wk-..."; io::OutputFile without O_TMPFILE).
 bool is_temporary_name(const std::filesystem::path& path);
 

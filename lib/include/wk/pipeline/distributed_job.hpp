@@ -96,8 +96,11 @@ std::vector<std::pair<std::size_t, FileRecord>> unpack_records(std::string_view 
 class MergedRecords {
  public:
   // `listed`: the job's list (FileSource::listed); `options` for the outputs of the files not
-  // reached; both must outlive the merge. `resume_done` as in FileSource.
-  MergedRecords(const FolderJobOptions& options, const io::InputScan& listed, const std::vector<std::string>& resume_done);
+  // reached; both must outlive the merge. `resume_done` as in FileSource; `earlier`: the earlier
+  // report's records of those inputs (DoneEntry::record), which take the place of the ranks'
+  // "done in an earlier run" records (done_in_earlier_run), so that the report keeps them.
+  MergedRecords(const FolderJobOptions& options, const io::InputScan& listed, const std::vector<std::string>& resume_done,
+                std::map<std::string, FileRecord> earlier = {});
 
   const io::InputScan& listed() const noexcept { return listed_; }
   // A chunk's payload (pack_records); `on_record` for each record, under the merge's lock.
@@ -115,6 +118,7 @@ class MergedRecords {
   const FolderJobOptions& options_;
   const io::InputScan& listed_;
   const std::unordered_set<std::string> done_before_;
+  const std::map<std::string, FileRecord> earlier_;
   mutable std::mutex mutex_;
   std::vector<std::optional<FileRecord>> merged_;
   bool changed_ = false;

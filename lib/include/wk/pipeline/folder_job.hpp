@@ -45,8 +45,14 @@ struct FolderJobOptions {
   std::string pipeline_text;
   image::PipelineOptions pipeline_options;
   Backend backend = Backend::cpu;
-  std::vector<int> gpus;                // CUDA device ids; empty: every visible device
-  std::vector<std::string> inputs;      // files and folders
+  std::vector<int> gpus;                // CUDA device ids (GPU backend); empty: every visible device
+  // Files and folders. "-" is standard input, read whole and decoded from memory (JPEG 2000, Sun
+  // raster and PFM, which OpenCV decodes only from files, are refused); it must be the only input
+  // and go to standard output (outdir "-").
+  std::vector<std::string> inputs;
+  // The output folder. "-" is standard output: the one image of exactly one input file (or "-")
+  // in `format` (there is no file name whose extension would choose the encoder); pipelines that
+  // write side files (hist) cannot go there, nor can skip_existing or resume_report apply.
   std::filesystem::path outdir;
   std::string format;                   // output extension ("png", "jpg"); empty: the input's
   io::EncodeOptions encode;
@@ -118,10 +124,15 @@ struct FileRecord {
   // The input as it was read (for a resumed job: a changed input is done again); 0: unknown.
   std::uint64_t input_bytes = 0;
   std::int64_t input_mtime_ns = 0;
+  // The record is the resumed report's: an earlier run of the job did this file (status ok) and
+  // this one skipped it; its timings, device and finished_s are that run's.
+  bool earlier_run = false;
 };
 
+// ok counts every record with status ok, done_earlier those of them an earlier run did (records
+// carried from resume_report); megapixels and the GPU's per-device counts are this run's only.
 struct JobTotals {
-  std::size_t files = 0, ok = 0, failed = 0, skipped = 0, not_started = 0;
+  std::size_t files = 0, ok = 0, failed = 0, skipped = 0, not_started = 0, done_earlier = 0;
   double megapixels = 0, seconds = 0;
   bool interrupted = false;
 };
@@ -193,6 +204,12 @@ class OptionError : public Error {
   std::string option_;
 };
 
+// The checks of run_folder_job's first step that need neither a GPU nor the files: the pipeline,
+// the limits, the output format (one this build writes), outdir and report (no file where a
+// folder goes, and the other way round) and the uses of "-". Throws wk::Error{usage}, OptionError
+// for a bad field. For a caller that wants usage errors before anything else (choosing a backend).
+void validate_options(const FolderJobOptions& options);
+
 // Runs the job in three steps: validate (the pipeline and the options; wk::Error{usage},
 // OptionError for a bad field, before any file is touched), plan (list the inputs, decide every
 // output, check that no output or the report is an input, resume_report's skips), run (the
@@ -210,8 +227,12 @@ void tally(JobResult& result, std::size_t files);
 
 // Where the job writes the output of `input` (outdir / its relative path, with `format`'s extension).
 std::filesystem::path output_path(const FolderJobOptions& options, const io::InputFile& input);
-// The record of an input resume_report lists as done: "skipped", "done in an earlier run".
-FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input);
+// The record of an input resume_report lists as done: the earlier report's own record of it
+// (`earlier`, status ok) marked earlier_run, so that a resumed report keeps the first run's records;
+// without one (a report of an older version, a rank of a distributed job, whose rank 0 puts the
+// earlier record in its place as it merges), "skipped", "done in an earlier run".
+FileRecord done_in_earlier_run(const FolderJobOptions& options, const io::InputFile& input,
+                               const FileRecord* earlier = nullptr);
 // Removes the temporary files a killed process left beside `output` (".NAME.wk-PID-XXXXXX" of
 // io::OutputFile without O_TMPFILE, and ".NAME.wk-XXXXXX" of older versions); returns how many.
 std::size_t remove_stale_temporaries(const std::filesystem::path& output);
@@ -221,7 +242,11 @@ std::string record_json(const FileRecord& record);
 FileRecord record_from_json(std::string_view json);
 
 // The report JSON: {"files": [...], "totals": {...}} (its fields are described in wk-image's help).
+// Its "backend" is backend_that_ran's.
 std::string report_json(const JobResult& result, const FolderJobOptions& options);
+// The backend that ran `result`'s files: options.backend, except that a start_on_cpu job whose GPU
+// took no file (no usable GPU, a job too small to start it) ran on the CPU.
+Backend backend_that_ran(const JobResult& result, const FolderJobOptions& options);
 // report_json written to `report` atomically (io::write_output).
 void write_report(const std::filesystem::path& report, const JobResult& result, const FolderJobOptions& options);
 
@@ -244,6 +269,9 @@ struct DoneEntry {
   std::string output;
   std::uint64_t input_bytes = 0;
   std::int64_t input_mtime_ns = 0;
+  // The report's whole record of the file when its status is ok (what a resumed report carries
+  // over); nullopt for a "done in an earlier run" record, or one this version cannot read whole.
+  std::optional<FileRecord> record;
 };
 struct EarlierReport {
   std::string settings;  // "" in reports that do not record them
