@@ -44,6 +44,19 @@ Input:
   (such as /dev/zero) is no list of lines: the job ends with exit status 1. The input is read
   as it is hashed, a few slices of 2^18 lines at a time: memory stays bounded whatever its size.
 
+At a terminal (standard input is one, no -i FILE):
+  One password per run, asked for on standard error and read with the terminal's echo off:
+  hash and crypt ask twice ("Password: ", "Retype password: ") and end with exit status 1 when
+  the two differ; verify asks once. Before it hash --users asks "User: ", crypt "Setting: " and
+  verify "Hash: " (shown as typed). For many passwords give a file (-i FILE) or a pipe. Ctrl-C,
+  SIGTERM or a closed terminal at a prompt puts the echo back before the process ends.
+
+Standard output and standard error:
+  The data -- hashes, verify results, audit findings -- go to the output (standard output or
+  -o FILE); prompts, the progress line, notices, errors and the summary to standard error. -q
+  leaves errors and prompts only; -v adds the backend and its device, counts and the time of
+  each stage.
+
 Errors:
   A malformed line (no TAB, a password over 511 bytes, a setting libxcrypt rejects, a line over
   65536 bytes, ...) is reported on standard error as "line N: reason" -- never with the line's
@@ -64,9 +77,16 @@ Many machines (MPI):
   The input must be a file every rank can read (-i FILE); each rank reads it whole.
   docs/scale-out.md.
 
-Exit status: 0 every line succeeded (verify: and every password matched), 1 some line failed
-(verify: or some password did not match; verify, audit: nothing was checked), 2 usage error, 130
-interrupted (Ctrl-C, SIGTERM, SIGHUP: an -o file is left as it was, no temporary file remains).)";
+Exit status:
+  0    every line succeeded (verify: and every password matched; audit: every account was
+       checked and none is weak)
+  1    some line failed or could not be checked; verify: or some password did not match; audit:
+       or some account is weak -- no password set, or a password from the word list -- as a
+       linter fails on a finding; verify, audit: nothing was checked; at a terminal: nothing was
+       typed (Ctrl-D) or the two passwords typed differ
+  2    usage error, before any work
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP: an -o file is left as it was, no temporary file
+       remains))";
 
 namespace {
 
@@ -124,8 +144,10 @@ std::vector<std::string> method_names(bool (*pick)(const hash::MethodInfo&)) {
 const char* const kAuditFooter =
     "Every word is tried against every hash with that hash's own salt and cost. An empty password\n"
     "field means no password is needed (shadow(5)): such accounts are listed first, as \"no\n"
-    "password set\". Accounts with '*' or '!...' (disabled or locked) are skipped. Exit status 1\n"
-    "also when nothing was audited (no account, or no word for the hashes). Example:\n"
+    "password set\". Accounts with '*' or '!...' (disabled or locked) are skipped. The findings go\n"
+    "to the output. Exit status, as a linter's: 0 when every account was checked and none is weak;\n"
+    "1 when some account is weak (no password set, or a password from the word list), a line could\n"
+    "not be checked, or nothing was audited (no account, or no word for the hashes). Example:\n"
     "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt";
 
 }  // namespace wk::hash_app

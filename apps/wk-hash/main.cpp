@@ -2,14 +2,18 @@
 // Argument parsing, printing and exit codes only; the work is in wk::hash (the line engine:
 // wk/hash/line_engine.hpp).
 //
-// Passwords are never printed (errors name the line number), the buffers holding them are wiped
+// Passwords are never printed (errors name the line number; typed at a terminal they are read with
+// its echo off: typed_input.cpp), the buffers holding them are wiped
 // (OPENSSL_cleanse through wk::hash::SecretBuffer and wk::hash::wipe) and kept out of core dumps
 // (MADV_DONTDUMP), hashes are compared in constant time (CRYPTO_memcmp through
 // wk::hash::constant_time_equal).
 #include <fmt/core.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -30,15 +34,34 @@ void add_common(CLI::App& sub, Common& c, bool with_input) {
   if (with_input) sub.add_option("-i,--input", c.input, "Input file (default: standard input)");
   sub.add_option("-o,--output", c.output, "Output file, replaced atomically (default: standard output)");
   sub.add_flag("--json", c.json, "JSON Lines output, one object per input line (see wk-hash --help)");
-  sub.add_flag("-q,--quiet", c.quiet, "No progress line, notices or summary on standard error");
+  CLI::Option* quiet = sub.add_flag("-q,--quiet", c.quiet, "No progress line, notices or summary on standard error");
+  sub.add_flag("-v,--verbose", c.verbose,
+               "Also the backend and its device, counts and the time of each stage, on standard error")
+      ->excludes(quiet);
   app::add_device_option(sub, c.device);
 }
 
 EngineStart::EngineStart(const Common& c, std::optional<hash::Method> expected)
-    : pending_(std::async(std::launch::async, [&c, expected] {
-        const BackendSelection sel = app::choose_backend(kProg, c.device, c.quiet);
-        return std::make_shared<hash::CryptEngine>(sel.backend, 0, expected);
+    : chosen_(std::make_shared<Chosen>()),
+      pending_(std::async(std::launch::async, [&c, expected, chosen = chosen_] {
+        const auto t0 = std::chrono::steady_clock::now();
+        chosen->selection = app::choose_backend(kProg, c.device, c.quiet);
+        auto engine = std::make_shared<hash::CryptEngine>(chosen->selection.backend, 0, expected);
+        chosen->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return engine;
       }).share()) {}
+
+std::string EngineStart::describe() const {
+  const hash::CryptEngine& engine = get();
+  const BackendSelection& sel = chosen_->selection;
+  const std::string cpu = fmt::format("{} CPU threads", engine.cpu_threads());
+  const std::string what =
+      engine.backend() == Backend::gpu
+          ? fmt::format("gpu ({}, compute capability {}.{}, {} SMs; methods other than {}: libxcrypt on {})", sel.gpu.name,
+                        sel.gpu.cc_major, sel.gpu.cc_minor, sel.gpu.sm_count, join(method_names(), " and "), cpu)
+          : fmt::format("cpu (libxcrypt on {})", cpu);
+  return fmt::format("backend: {}; chosen and constructed in {:.0f} ms", what, chosen_->ready_ms);
+}
 
 EngineStart::~EngineStart() {
   if (!pending_.valid()) return;
@@ -55,6 +78,9 @@ EngineStart::~EngineStart() {
 
 void summary(const Common& c, const std::string& text) {
   if (!c.quiet && dist::world().rank == 0) app::print_notice(kProg, text);
+}
+void detail(const Common& c, const std::string& text) {
+  if (c.verbose && dist::world().rank == 0) app::print_notice(kProg, text);
 }
 std::string here_output(const Common& c) { return dist::world().rank == 0 ? c.output : std::string("-"); }
 void commit_here(app::OutputSink& sink) {
@@ -151,8 +177,16 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
   // A named file is read from now on, beside the engine's start; standard input only once the
   // backend is chosen, so that a usage error (--device gpu without a GPU) shows at once on a
   // terminal rather than after Ctrl-D.
+  using Clock = std::chrono::steady_clock;
+  const auto t_start = Clock::now();
   if (from_stdin) engine.get();
-  hash::LineInput input = distributed ? hash::LineInput::dealt(c.input) : hash::LineInput::stream(c.input);
+  // A terminal: a person types one password (never echoed), not a list of lines.
+  TypedLine typed;
+  if (from_stdin && !distributed && ::isatty(STDIN_FILENO)) typed = read_typed_line(job.task, job.users);
+  const auto t_typed = Clock::now();
+  hash::LineInput input = distributed       ? hash::LineInput::dealt(c.input)
+                          : typed.fd() >= 0 ? hash::LineInput::stream(typed.fd(), "the terminal")
+                                            : hash::LineInput::stream(c.input);
   AppSink sink(out, input, c.quiet);
   if (c.json) job.format = json_lines(job.task == hash::LineTask::verify);
   hash::LineEngineOptions options;
@@ -160,10 +194,30 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
   // hundred lines; WK_HASH_IN_ENGINE measures how deep the pipeline must be to keep the GPU busy.
   options.slice_lines = env_count("WK_HASH_SLICE_LINES", options.slice_lines);
   options.in_engine = std::min<std::size_t>(64, env_count("WK_HASH_IN_ENGINE", options.in_engine));
+  if (c.verbose) {
+    const std::string from = distributed        ? fmt::format("{}, read whole by every rank", c.input)
+                             : typed.fd() >= 0  ? std::string("the terminal, one typed line")
+                             : from_stdin       ? std::string("standard input")
+                                                : c.input;
+    detail(c, fmt::format("input: {}{}; slices of up to {} lines ({} MiB), {} in the engine at once", from,
+                          input.size_bytes() ? fmt::format(" ({} bytes)", *input.size_bytes()) : std::string(),
+                          options.slice_lines, options.slice_bytes >> 20, options.in_engine));
+  }
   const hash::LineCounts counts = hash::run_lines(input, sink, [&engine]() -> hash::CryptEngine& { return engine.get(); },
                                                   job, options);
   sink.finish();
+  const auto t_run = Clock::now();
   commit_here(out);
+  if (c.verbose) {
+    auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    detail(c, engine.describe());
+    const double run_ms = ms(t_run - t_typed);
+    detail(c, fmt::format("{} lines through the engine in {:.1f} ms ({:.0f} lines/s){}; output written in {:.1f} ms",
+                          counts.lines, run_ms, run_ms > 0 ? double(counts.lines) * 1000.0 / run_ms : 0.0,
+                          typed.fd() >= 0 ? fmt::format(", after {:.0f} ms at the prompts", ms(t_typed - t_start))
+                                          : std::string(),
+                          ms(Clock::now() - t_run)));
+  }
   if (job.task != hash::LineTask::verify) {  // hash, crypt: an empty input is no failure, but said
     if (counts.lines == 0) summary(c, "the input has no lines: nothing hashed");
     else

@@ -13,6 +13,7 @@
 #include "app_common.hpp"
 #include "output_sink.hpp"
 #include "wk/hash/crypt.hpp"
+#include "wk/hash/line_engine.hpp"
 #include "wk/io/output_file.hpp"
 
 namespace wk::hash_app {
@@ -29,7 +30,7 @@ std::string join(const std::vector<std::string>& items, const char* last);
 
 struct Common {
   std::string input, output, device = "auto";
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, verbose = false;
 };
 void add_common(CLI::App& sub, Common& c, bool with_input = true);
 
@@ -57,14 +58,43 @@ class EngineStart {
     const auto ready = pending_;
     return *ready.get();
   }
+  // For -v: the backend and its device ("gpu (NAME, compute capability X.Y, N SMs)" or
+  // "cpu (N threads)") and how long choosing it and constructing the engine took. Waits like get().
+  std::string describe() const;
 
  private:
+  struct Chosen {
+    BackendSelection selection;
+    double ready_ms = 0;
+  };
+  std::shared_ptr<Chosen> chosen_;  // written by the helper thread before pending_ is ready
   std::shared_future<std::shared_ptr<hash::CryptEngine>> pending_;
 };
 
+// When standard input is a terminal: the one line a subcommand reads, asked for field by field
+// on standard error (typed_input.cpp). Its read end, for the line engine; closed with it.
+class TypedLine {
+ public:
+  TypedLine() = default;
+  explicit TypedLine(int fd) : fd_(fd) {}
+  ~TypedLine();
+  TypedLine(TypedLine&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  TypedLine& operator=(TypedLine&& o) noexcept;
+  int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+// hash: [User:] Password: Retype password:   crypt: Setting: Password: Retype password:
+// verify: Hash: Password:   -- passwords without echo. Throws wk::Error (exit status 1) when
+// nothing was typed (Ctrl-D) or the two passwords differ.
+TypedLine read_typed_line(hash::LineTask task, bool users);
+
 // Distributed runs (mpirun -np N wk-hash ...): rank 0 alone speaks and writes.
-// The summary line: rank 0's only.
+// The summary line: rank 0's only, not with -q.
 void summary(const Common& c, const std::string& text);
+// -v's details (backend, counts, the time of each stage): rank 0's only.
+void detail(const Common& c, const std::string& text);
 // The output this rank writes: the -o file or standard output on rank 0; other ranks write none
 // (a sink that is never written or committed: "-" is standard output, which they leave alone).
 std::string here_output(const Common& c);

@@ -1,9 +1,14 @@
-// Password input: split_lines (parallel, in 1 MiB pieces) against a plain line splitter, and
-// read_secret_input against the bytes written.
+// Password input: split_lines (parallel, in 1 MiB pieces) against a plain line splitter,
+// read_secret_input against the bytes written, read_typed_line at a pseudo-terminal.
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "hash_test_util.hpp"
+#include "pty_test_util.hpp"
 #include "wk/core/error.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/secret_input.hpp"
@@ -307,4 +313,154 @@ TEST_CASE("SecretBuffer::reset wipes what it held and keeps its pages", "[hash][
   buf.append("pw", 2);
   CHECK(buf.view() == "pw");
   CHECK(buf.data() == pages);
+}
+
+// ---- read_typed_line: a line typed at a (pseudo-)terminal ----------------------------------------
+namespace {
+
+// The prompt's pipe: what read_typed_line wrote there, read by the typing thread.
+struct PromptPipe {
+  int fds[2] = {-1, -1};
+  PromptPipe() {
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  }
+  ~PromptPipe() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+  // Reads until `text` came (or the write end is closed).
+  std::string wait_for(std::string_view text) {
+    std::string got;
+    char c;
+    while (got.find(text) == std::string::npos && ::read(fds[0], &c, 1) == 1) got.push_back(c);
+    return got;
+  }
+};
+
+std::atomic<int> g_handler_calls{0};
+std::atomic<int> g_echo_in_handler{-1};
+int g_handler_tty = -1;
+extern "C" void note_signal(int) {
+  termios t{};
+  ::tcgetattr(g_handler_tty, &t);
+  g_echo_in_handler = (t.c_lflag & ECHO) ? 1 : 0;
+  ++g_handler_calls;
+}
+
+}  // namespace
+
+TEST_CASE("read_typed_line: no echo while the password is typed, the terminal as it was after", "[hash][input][tty]") {
+  wk::hash::test::Pty pty;
+  PromptPipe prompt;
+  REQUIRE(pty.echo_on());
+  bool echo_at_prompt = true;
+  std::thread person([&] {
+    prompt.wait_for("Password: ");
+    echo_at_prompt = pty.echo_on();
+    pty.type("typed-Secret\n");
+  });
+  const auto line = wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "Password: ", wk::hash::Echo::off);
+  person.join();
+  REQUIRE(line);
+  CHECK(line->view() == "typed-Secret");
+  CHECK_FALSE(echo_at_prompt);
+  CHECK(pty.echo_on());
+  while (pty.read_some(50)) {
+  }
+  CHECK(pty.screen().find("Secret") == std::string::npos);  // not echoed
+  CHECK(pty.screen() == "\r\n");                            // the Enter alone (ECHONL)
+
+  // Echo::on: a field shown as typed (a user name); an empty line is an empty field.
+  std::thread shown([&] {
+    prompt.wait_for("User: ");
+    pty.type("alice\n\n");
+  });
+  const auto user = wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "User: ", wk::hash::Echo::on);
+  shown.join();
+  REQUIRE(user);
+  CHECK(user->view() == "alice");
+  while (pty.read_some(50)) {
+  }
+  CHECK_THAT(pty.screen(), Catch::Contains("alice"));
+  const auto empty = wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "", wk::hash::Echo::on);
+  REQUIRE(empty);
+  CHECK(empty->size() == 0);
+}
+
+TEST_CASE("read_typed_line: Ctrl-D is the end of input, a pipe is no terminal, an over-long line is an error", "[hash][input][tty]") {
+  wk::hash::test::Pty pty;
+  PromptPipe prompt;
+  pty.type("\x04");  // ^D at the start of a line
+  // Echo::on: no flush of what was typed ahead (Echo::off drops it: it was echoed).
+  CHECK_FALSE(wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "", wk::hash::Echo::on));
+
+  try {
+    (void)wk::hash::read_typed_line(prompt.fds[0], prompt.fds[1], "Password: ", wk::hash::Echo::off);
+    FAIL("a pipe was taken for a terminal");
+  } catch (const wk::Error& e) {
+    CHECK(e.category() == wk::ErrorCategory::io);
+    CHECK_THAT(e.what(), Catch::Contains("not a terminal"));
+  }
+
+  // A terminal in canonical mode hands over at most 4095 bytes a line; raw mode hands over more.
+  termios raw{};
+  REQUIRE(::tcgetattr(pty.slave(), &raw) == 0);
+  raw.c_lflag &= ~tcflag_t(ICANON | ECHO);
+  raw.c_cc[VMIN] = 1;
+  raw.c_cc[VTIME] = 0;
+  REQUIRE(::tcsetattr(pty.slave(), TCSANOW, &raw) == 0);
+  std::thread person([&] { pty.type(std::string(wk::hash::kMaxTypedBytes + 10, 'L') + "\nnext\n"); });
+  try {
+    (void)wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "", wk::hash::Echo::on);
+    FAIL("an over-long line was taken");
+  } catch (const wk::Error& e) {
+    CHECK(e.category() == wk::ErrorCategory::decode);
+    CHECK(std::string(e.what()).find("LLLL") == std::string::npos);
+  }
+  // Read to its end, and no further: the next line is still there.
+  const auto next = wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "", wk::hash::Echo::on);
+  person.join();
+  REQUIRE(next);
+  CHECK(next->view() == "next");
+}
+
+TEST_CASE("read_typed_line: a signal while the echo is off finds the terminal restored, then the read goes on", "[hash][input][tty]") {
+  wk::hash::test::Pty pty;
+  PromptPipe prompt;
+  g_handler_tty = pty.slave();
+  g_handler_calls = 0;
+  g_echo_in_handler = -1;
+  struct sigaction note {}, before {};
+  note.sa_handler = note_signal;
+  sigemptyset(&note.sa_mask);
+  REQUIRE(::sigaction(SIGTERM, &note, &before) == 0);
+  const pthread_t reader = ::pthread_self();
+  bool echo_at_prompt = true, echo_off_again = false;
+  std::thread person([&] {
+    prompt.wait_for("Password: ");
+    echo_at_prompt = pty.echo_on();
+    ::pthread_kill(reader, SIGTERM);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (g_handler_calls == 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // The handler before ours returned: the echo goes off again for the rest of the line.
+    while (pty.echo_on() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    echo_off_again = !pty.echo_on();
+    pty.type("after-Signal\n");
+  });
+  const auto line = wk::hash::read_typed_line(pty.slave(), prompt.fds[1], "Password: ", wk::hash::Echo::off);
+  person.join();
+  struct sigaction now {};
+  ::sigaction(SIGTERM, nullptr, &now);
+  ::sigaction(SIGTERM, &before, nullptr);
+  CHECK(now.sa_handler == note_signal);  // the handler before is back in place
+  CHECK_FALSE(echo_at_prompt);
+  CHECK(g_handler_calls == 1);
+  CHECK(g_echo_in_handler == 1);  // the terminal was restored before the handler before ran
+  CHECK(echo_off_again);
+  REQUIRE(line);
+  CHECK(line->view() == "after-Signal");
+  CHECK(pty.echo_on());
+  while (pty.read_some(50)) {
+  }
+  CHECK(pty.screen().find("Signal") == std::string::npos);
 }

@@ -254,7 +254,7 @@ TEST_CASE("wk-hash audit: accounts with a listed password, locked accounts skipp
   const std::string args = "audit --device cpu -q --hashes " + sh_quote((dir / "shadow").string()) + " --wordlist " +
                            sh_quote((dir / "words").string());
   const Run r = run_split(dir, args);
-  CHECK(r.code == 0);
+  CHECK(r.code == 1);  // weak passwords found: a linter's failure
   CHECK(r.out == "alice\nbob\ndave\nfrank\n");
   const Run s = run_split(dir, args + " --show-passwords");
   CHECK(s.out == "alice:letmein\nbob:hunter2\ndave:123456\nfrank:password\n");
@@ -652,7 +652,7 @@ TEST_CASE("wk-hash audit: an empty password field is a finding, listed first, no
                            sh_quote((dir / "words").string());
   const Run r = run_split(dir, args);
   INFO(r.err);
-  CHECK(r.code == 0);
+  CHECK(r.code == 1);  // findings
   CHECK(r.out == "guest\nkiosk\nalice\n");
   CHECK_THAT(r.err, Catch::Contains("2 with no password set"));
   const Run s = run_split(dir, args + " -q --show-passwords");
@@ -751,4 +751,81 @@ TEST_CASE("wk-hash: memory stays bounded by the slices in flight, whatever the i
   const double peak_mb = double(usage.ru_maxrss) / 1024;  // ru_maxrss: KiB
   INFO("peak RSS " << peak_mb << " MiB for " << blocks << " MiB of input");
   if (!wk::test::sanitizer_run()) CHECK(peak_mb < 100);
+}
+
+TEST_CASE("wk-hash audit exits as a linter: 1 with a weak password, 1 with an unparseable line, 0 when clean", "[hash][cli][audit]") {
+  TempDir dir;
+  auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };
+  const std::string strong = "alice:" + h("$1$aa", "Tr0ub4dor&3-long") + ":19000::::::\n" + "bob:" +
+                             h("$5$rounds=1000$bb", "correct horse battery") + "\nroot:!:19000::::::\n";
+  write_bytes(dir / "clean", strong);
+  write_bytes(dir / "weak", strong + "carol:" + h("$1$cc", "letmein") + "\n");
+  write_bytes(dir / "no-password", strong + "guest::19000::::::\n");
+  write_bytes(dir / "unparseable", strong + "no colon on this line\n");
+  write_bytes(dir / "bad-hash", strong + "dave:$6$rounds=12$abc$def\n");  // a setting crypt rejects
+  write_bytes(dir / "words", "password\nletmein\n123456\n");
+  auto audit = [&](const char* hashes, const std::string& extra = " -q") {
+    return run_split(dir, "audit --device cpu" + extra + " --hashes " + sh_quote((dir / hashes).string()) + " --wordlist " +
+                              sh_quote((dir / "words").string()));
+  };
+  const Run clean = audit("clean");
+  INFO(clean.err);
+  CHECK(clean.code == 0);
+  CHECK(clean.out.empty());
+  CHECK(clean.err.empty());
+  const Run weak = audit("weak");
+  CHECK(weak.code == 1);
+  CHECK(weak.out == "carol\n");  // the finding is data: on standard output
+  CHECK(weak.err.empty());       // -q: no talk, and a finding is no error message
+  const Run none = audit("no-password");
+  CHECK(none.code == 1);
+  CHECK(none.out == "guest\n");
+  const Run unparseable = audit("unparseable");
+  CHECK(unparseable.code == 1);
+  CHECK(unparseable.out.empty());
+  CHECK_THAT(unparseable.err, Catch::Contains("line 4:"));
+  const Run bad = audit("bad-hash");
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.err, Catch::Contains("line 4:"));
+  // The summary (talk) on standard error, without -q; the exit status is the same.
+  const Run talk = audit("weak", "");
+  CHECK(talk.code == 1);
+  CHECK(talk.out == "carol\n");
+  CHECK_THAT(talk.err, Catch::Contains("1 with a password from the word list"));
+  // --help says so.
+  const auto help = run(exe() + " --help");
+  CHECK_THAT(help.output, Catch::Contains("none is weak"));
+  CHECK_THAT(run(exe() + " audit --help").output, Catch::Contains("as a linter"));
+}
+
+TEST_CASE("wk-hash -v: the backend, counts and stage times on standard error, the data unchanged", "[hash][cli]") {
+  TempDir dir;
+  write_bytes(dir / "pw.txt", "one\ntwo\nthree\n");
+  const std::string in = " -i " + sh_quote((dir / "pw.txt").string());
+  const Run v = run_split(dir, "hash --device cpu -v --method md5crypt" + in);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(lines_of(v.out).size() == 3);
+  for (const auto& line : lines_of(v.out)) CHECK(line.rfind("$1$", 0) == 0);  // only hashes on standard output
+  CHECK_THAT(v.err, Catch::Contains("backend: cpu (libxcrypt on"));
+  CHECK_THAT(v.err, Catch::Contains("3 lines through the engine in"));
+  CHECK_THAT(v.err, Catch::Contains("3 hashed, 0 failed"));  // the summary too
+  const Run plain = run_split(dir, "hash --device cpu --method md5crypt" + in);
+  CHECK(plain.err.find("backend:") == std::string::npos);
+  CHECK(run_split(dir, "hash --device cpu -q --method md5crypt" + in).err.empty());
+
+  auto h = [](const char* s, const char* pw) { return wk::hash::crypt_libxcrypt(s, pw).value(); };
+  write_bytes(dir / "shadow", "alice:" + h("$1$aa", "secret-long") + "\n");
+  write_bytes(dir / "words", "a\nb\n");
+  const Run a = run_split(dir, "audit --device cpu --verbose --hashes " + sh_quote((dir / "shadow").string()) + " --wordlist " +
+                                   sh_quote((dir / "words").string()));
+  INFO(a.err);
+  CHECK(a.code == 0);
+  CHECK(a.out.empty());
+  CHECK_THAT(a.err, Catch::Contains("backend: cpu"));
+  CHECK_THAT(a.err, Catch::Contains("1 accounts x 2 words"));
+
+  const Run both = run_split(dir, "hash --device cpu -q -v --method md5crypt" + in);
+  CHECK(both.code == 2);  // -q and -v contradict: a usage error before any work
+  CHECK(both.out.empty());
 }

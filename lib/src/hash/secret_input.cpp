@@ -3,8 +3,10 @@
 #include <openssl/crypto.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -394,6 +396,168 @@ SecretBuffer read_secret_input(const std::filesystem::path& path) {
   while (bounded.read_some(fd, out, kReadChunk)) {
   }
   return out;
+}
+
+// ---- A person typing at a terminal ----------------------------------------------------------
+namespace {
+
+// The signals that end a process while a line is typed (Ctrl-C, kill, a closed terminal, Ctrl-\).
+constexpr int kEndSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr std::size_t kEndSignalCount = sizeof kEndSignals / sizeof kEndSignals[0];
+
+// The terminal whose echo is off, as the signal handler needs it: written before the handler is
+// installed, read only while it is.
+struct EchoOffState {
+  int tty_fd = -1, prompt_fd = -1;
+  termios before{}, quiet{};
+  struct sigaction previous[kEndSignalCount]{};
+  bool replaced[kEndSignalCount]{};
+};
+EchoOffState g_echo_off;
+std::atomic<bool> g_echo_off_held{false};
+
+// Async-signal-safe only: tcsetattr, write, sigaction, raise.
+extern "C" void restore_terminal_then_chain(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  const EchoOffState& s = g_echo_off;
+  ::tcsetattr(s.tty_fd, TCSANOW, &s.before);
+  (void)!::write(s.prompt_fd, "\n", 1);  // the Enter never came: the shell's prompt on a line of its own
+  std::size_t k = 0;
+  while (k + 1 < kEndSignalCount && kEndSignals[k] != sig) ++k;
+  const struct sigaction& previous = s.previous[k];
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(sig, info, context);
+  } else if (previous.sa_handler == SIG_DFL) {
+    // The default action (the process ends, SIGQUIT with a core dump that leaves SecretBuffers
+    // out): the signal is blocked while this handler runs, so raised again it is taken as soon as
+    // the handler returns, with the terminal already as it was.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(sig, &dfl, nullptr);
+    ::raise(sig);
+    errno = saved_errno;
+    return;
+  } else if (previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(sig);
+  }
+  // The handler before returned (one that only notes the signal): the line is still being typed.
+  ::tcsetattr(s.tty_fd, TCSANOW, &s.quiet);
+  errno = saved_errno;
+}
+
+// The terminal's echo off for the life of this object, the signal handling above in place
+// meanwhile. The handler is installed before the echo goes off and removed after it is back on,
+// so that no signal finds the echo off without it.
+class EchoOff {
+ public:
+  EchoOff(int tty_fd, int prompt_fd, const termios& before) {
+    if (g_echo_off_held.exchange(true))
+      throw Error(ErrorCategory::internal, "read_typed_line: another line is being read with the echo off");
+    EchoOffState& s = g_echo_off;
+    s.tty_fd = tty_fd;
+    s.prompt_fd = prompt_fd;
+    s.before = before;
+    s.quiet = before;
+    s.quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK);
+    s.quiet.c_lflag |= ECHONL;
+    struct sigaction ours {};
+    ours.sa_sigaction = restore_terminal_then_chain;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&ours.sa_mask);
+    for (int sig : kEndSignals) sigaddset(&ours.sa_mask, sig);  // one at a time
+    for (std::size_t k = 0; k < kEndSignalCount; ++k) {
+      ::sigaction(kEndSignals[k], nullptr, &s.previous[k]);
+      // An ignored signal stays ignored (nohup, a rank of an MPI job).
+      s.replaced[k] = (s.previous[k].sa_flags & SA_SIGINFO) || s.previous[k].sa_handler != SIG_IGN;
+      if (s.replaced[k]) ::sigaction(kEndSignals[k], &ours, nullptr);
+    }
+    // TCSAFLUSH: what was typed ahead of the prompt was echoed; it is dropped, not taken as the
+    // password.
+    int rc;
+    do rc = ::tcsetattr(tty_fd, TCSAFLUSH, &s.quiet);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int err = errno;
+      restore_handlers();
+      throw Error(ErrorCategory::io, std::string("cannot turn the terminal's echo off: ") + std::strerror(err));
+    }
+  }
+  ~EchoOff() {
+    const EchoOffState& s = g_echo_off;
+    while (::tcsetattr(s.tty_fd, TCSANOW, &s.before) != 0 && errno == EINTR) {
+    }
+    restore_handlers();
+  }
+  EchoOff(const EchoOff&) = delete;
+  EchoOff& operator=(const EchoOff&) = delete;
+
+ private:
+  static void restore_handlers() noexcept {
+    EchoOffState& s = g_echo_off;
+    for (std::size_t k = 0; k < kEndSignalCount; ++k)
+      if (s.replaced[k]) ::sigaction(kEndSignals[k], &s.previous[k], nullptr);
+    g_echo_off_held = false;
+  }
+};
+
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere to show it (a closed standard error): the read goes on
+    text.remove_prefix(std::size_t(n));
+  }
+}
+
+}  // namespace
+
+std::optional<SecretBuffer> read_typed_line(int tty_fd, int prompt_fd, std::string_view prompt, Echo echo) {
+  termios before{};
+  if (::tcgetattr(tty_fd, &before) != 0)
+    throw Error(ErrorCategory::io, std::string("cannot read a typed line: not a terminal (") + std::strerror(errno) + ")");
+  std::optional<EchoOff> echo_off;
+  if (echo == Echo::off) echo_off.emplace(tty_fd, prompt_fd, before);
+  write_all(prompt_fd, prompt);
+  // A byte per read(2): what follows the line's end stays in the terminal for the next reader
+  // (outside canonical mode a read could return it too); a typed line is short.
+  SecretBuffer line;
+  line.reserve(kMaxTypedBytes + 1);
+  bool got_any = false, ended = false, overlong = false;
+  for (;;) {
+    char* at = line.extend(1);
+    const ssize_t n = ::read(tty_fd, at, 1);
+    if (n < 0 && errno == EINTR) {
+      line.truncate(line.size() - 1);
+      continue;
+    }
+    if (n < 0) {
+      const int err = errno;
+      throw Error(ErrorCategory::io, std::string("cannot read from the terminal: ") + std::strerror(err));
+    }
+    if (n == 0) {  // Ctrl-D: the end of input at the start of a line, else the end of this line
+      line.truncate(line.size() - 1);
+      break;
+    }
+    got_any = true;
+    if (*at == '\n') {
+      line.truncate(line.size() - 1);
+      ended = true;
+      break;
+    }
+    if (line.size() > kMaxTypedBytes) {  // read on to the line's end, keeping none of it
+      overlong = true;
+      line.truncate(kMaxTypedBytes);
+    }
+  }
+  // Without its Enter the terminal's echo (ECHONL) never moved to the next line.
+  if (echo == Echo::off && !ended) write_all(prompt_fd, "\n");
+  echo_off.reset();
+  if (overlong)
+    throw Error(ErrorCategory::decode,
+                "the line typed is longer than " + std::to_string(kMaxTypedBytes) + " bytes, the most taken from a terminal");
+  if (!got_any) return std::nullopt;
+  return line;
 }
 
 std::string check_line(std::string_view line) {

@@ -96,6 +96,26 @@ class LineReader {
   std::unique_ptr<Bounded> bounded_;
 };
 
+// ---- A person typing at a terminal ----------------------------------------------------------
+// The longest line read_typed_line takes: far above a password (511 bytes), a crypt string or a
+// user name; a terminal in canonical mode hands over at most 4095 bytes a line anyway.
+inline constexpr std::size_t kMaxTypedBytes = 4096;
+
+enum class Echo { on, off };
+
+// One line typed at the terminal `tty_fd` (canonical mode: the line as the person edited it),
+// after `prompt` was written to `prompt_fd` (wk-hash: standard error). Echo::off: the terminal
+// does not echo what is typed (ECHO cleared; ECHONL set, so the Enter still moves to the next
+// line), and input typed ahead of the prompt is discarded (it was echoed); the terminal's settings
+// come back on every path out: return, exception, and SIGINT, SIGTERM, SIGHUP or SIGQUIT, whose
+// handling meanwhile restores the terminal first and then does what was installed before (an
+// app's handler, which may end the process, or the default action). Not reentrant: one line at a
+// time per process.
+// Returns the line without its LF, or nullopt at the end of input (Ctrl-D at the start of the
+// line). Throws wk::Error{decode} for a line over kMaxTypedBytes (never its bytes), wk::Error{io}
+// when `tty_fd` is no terminal or cannot be read.
+std::optional<SecretBuffer> read_typed_line(int tty_fd, int prompt_fd, std::string_view prompt, Echo echo);
+
 // Empty when `line` (one of split_lines) may be processed, else why not -- its length against
 // kMaxLineBytes, never its bytes.
 std::string check_line(std::string_view line);
