@@ -1,22 +1,32 @@
 // wk-crypt: IDEA file encryption on the GPU(s), the CPU or both (the crypt case study of
-// Professional CUDA C Programming, chapter 10). Argument parsing, printing and exit codes only;
-// the work is in the warpkit library (wk/cipher/idea.hpp, wk/cipher/idea_file.hpp).
+// Professional CUDA C Programming, chapter 10), in an authenticated container by default or the
+// book's headerless format (--raw). Argument parsing, printing and exit codes only; the work is in
+// the warpkit library (wk/cipher/idea.hpp, idea_file.hpp, idea_container.hpp).
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "app_common.hpp"
 #include "wk/cipher/idea.hpp"
+#include "wk/cipher/idea_container.hpp"
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/core/rung.hpp"
+#include "wk/core/terminal.hpp"
 #include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
@@ -30,77 +40,105 @@ constexpr const char* kSecurity = R"(Security (read this):
   IDEA is a legacy cipher (1991): a 64-bit block, so keep any one key well below 32 GB of data
   (birthday bound), and prefer a modern authenticated cipher (AES-GCM, ChaCha20-Poly1305) for new
   work. wk-crypt exists to study and reproduce the book's case study.
-  Neither mode detects tampering or a wrong key: decrypting with the wrong key or a damaged file
-  gives garbage, not an error. (ECB notices most wrong keys only through the padding check.)
+  The container (the default) authenticates every chunk: a wrong key or passphrase, a wrong
+  --mode, a flipped bit, a truncated file and reordered chunks are refused before any plaintext is
+  written. --raw files carry no tag: decrypting one with the wrong key or a damaged file gives
+  garbage, not an error (ECB notices most wrong keys only through the padding check).
   ECB leaks patterns: equal 8-byte plaintext blocks give equal ciphertext blocks.)";
 
 constexpr const char* kFooter = R"(
 Examples:
   wk-crypt keygen secret.key
-  wk-crypt encrypt --key secret.key big.tar big.tar.idea          CTR on every GPU
-  wk-crypt decrypt --key secret.key big.tar.idea big.tar          big.tar must not exist yet
-  wk-crypt decrypt --key secret.key --force big.tar.idea big.tar  or: replace it
-  wk-crypt encrypt --key secret.key --mode ecb --device cpu a.bin a.ecb
-  wk-crypt encrypt --key secret.key --gpus 0,1 --cpu-percent 5 in out
+  wk-crypt encrypt --key secret.key big.tar big.tar.wkc           CTR on every GPU, authenticated
+  wk-crypt decrypt --key secret.key big.tar.wkc big.tar           big.tar must not exist yet
+  wk-crypt encrypt notes.txt notes.wkc                             asks for a passphrase (twice)
+  wk-crypt decrypt --passphrase-file pass.txt notes.wkc notes.txt
+  tar c photos | wk-crypt encrypt --key secret.key - photos.tar.wkc   from standard input
+  wk-crypt decrypt --key secret.key photos.tar.wkc - | tar x          to standard output
+  wk-crypt info big.tar.wkc                                        what a container holds
+  wk-crypt encrypt --raw --key secret.key --mode ecb --device cpu a.bin a.ecb   the book's format
 
 Formats:
-  KEYFILE  exactly 16 raw bytes (keygen: from OpenSSL's CSPRNG, created with mode 0600).
-  CTR      (default) an 8-byte random nonce, then the data XORed with the key stream: block i
-           (bytes 8i..8i+7) is XORed with IDEA_K(nonce + i mod 2^64), nonce and counter taken as
-           big-endian 64-bit integers; the last block may be partial. Output = input + 8 bytes.
-           Same as libgcrypt's GCRY_CIPHER_MODE_CTR with the nonce as the initial counter.
-  ECB      every 8-byte block encrypted alone (the book's mode), PKCS#7 padding (1..8 bytes)
-           unless --no-pad, which needs a whole number of 8-byte blocks.
-Files of any size are streamed in chunks (--chunk-mib) through the GPU(s) and/or the CPU. OUT
-is written to an unnamed temporary file in its folder, synced, and renamed into place only on
-success: a truncated input (ECB: not a whole number of blocks; CTR: shorter than its nonce), bad
+  KEYFILE    exactly 16 raw bytes (keygen: from OpenSSL's CSPRNG, created with mode 0600).
+  container  (default) a 72-byte header (magic WKCRYPT, version, mode, key derivation, chunk size,
+             salt, nonce, and an HMAC-SHA-256 tag of the header), then the data in chunks of 64 KiB
+             (--tag-chunk-kib), each followed by a 32-byte tag: HMAC-SHA-256 over the SHA-256
+             digests of its 1 KiB leaves, its index and a flag marking the last chunk. Keys: HKDF-
+             SHA-256 from the key file, or from scrypt(passphrase) (N = 2^17, r = 8, p = 1 by
+             default: --scrypt-log-n). docs/guide/wk-crypt.md has the byte layout.
+  --raw CTR  an 8-byte random nonce, then the data XORed with the key stream: block i (bytes
+             8i..8i+7) is XORed with IDEA_K(nonce + i mod 2^64), nonce and counter taken as
+             big-endian 64-bit integers. Same as libgcrypt's GCRY_CIPHER_MODE_CTR with the nonce as
+             the initial counter.
+  --raw ECB  every 8-byte block encrypted alone (the book's mode), PKCS#7 padding (1..8 bytes)
+             unless --no-pad, which needs a whole number of 8-byte blocks.
+Files of any size are streamed in batches (--chunk-mib) through the GPU(s) and/or the CPU. IN and
+OUT may be - (standard input and output). OUT is written to an unnamed temporary file in its
+folder, synced, and renamed into place only on success: a failed tag, a truncated input, bad
 padding, a read/write error or a kill (even SIGKILL) leaves no OUT and no temporary file behind
-(an existing OUT is kept). A symbolic link OUT stays a link (its target gets the data); a FIFO,
-a character device or "-" (standard output) is written in place. Decrypted files get mode 0600.
+(an existing OUT is kept). Standard output, a FIFO or a device gets each batch once its tags
+checked, then the error. A symbolic link OUT stays a link (its target gets the data). Decrypted
+files get mode 0600.
+
+Keys and passphrases: --key FILE, or --passphrase-file FILE (its first line), or else, at a
+terminal, a passphrase typed without echo (asked twice to encrypt). Key files: a regular file of
+exactly 16 bytes; one that others than its owner may read or write (mode 0644, ...) gives a
+warning, as ssh does; with --strict-perms it is refused (exit 1). No message quotes the content of
+a key, passphrase or data file.
 
 Files never clobbered:
-  - OUT may not be IN or the key file, also not through a symbolic or hard link (exit 2, before
-    any work).
-  - decrypt does not replace an existing OUT unless --force is given (exit 2): a wrong key is not
-    detected and would replace good data with garbage. A FIFO or device OUT is always written.
+  - OUT may not be IN or the key file, also not through a symbolic or hard link (exit 2).
+  - decrypt does not replace an existing OUT unless --force is given (exit 2).
   - keygen does not replace an existing key file unless --force is given (exit 2).
 
-Key files: exactly 16 bytes, a regular file (a FIFO or device is refused without waiting). A key
-file that others than its owner may read or write (mode 0644, 0666, ...) gives a warning, as ssh
-does; with --strict-perms it is refused (exit 1, nothing written). Keys are created with mode
-0600. No message quotes the content of a key or data file.
-
 Execution (docs/apod/idea.md): --device auto uses every GPU of --gpus when one is usable, else
-the CPU (with a notice). --cpu-percent P has the CPU encrypt P% of each chunk while the GPUs do
-the rest (the book's hybrid; on a fast GPU small shares or none are best). --variant runs one
-rung of the APOD ladder instead of the default, for experiments.
+the CPU (with a notice). On a GPU the tags are computed on the GPU too. --cpu-percent P has the
+CPU do P% of each batch while the GPUs do the rest. --variant runs one rung of the APOD ladder.
 
-Exit status: 0 success, 1 failure (bad input, key file including --strict-perms, I/O, GPU),
-2 usage error (also: OUT is IN or the key file; decrypt onto an existing OUT without --force),
-130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the output is left as it was, no temporary file
-remains).
+Output: the data goes to OUT (or standard output); the summary, notices and progress go to
+standard error (-q: none, -v: more detail). `info` prints on standard output.
+
+Exit status: 0 success, 1 failure (a tag that does not check, a wrong key or passphrase, a wrong
+--mode, bad input, key file including --strict-perms, I/O, GPU), 2 usage error (also: OUT is IN or
+the key file; decrypt onto an existing OUT without --force; no key and no terminal to ask for a
+passphrase), 130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the output is left as it was).
 )";
 
 struct CryptArgs {
-  fs::path key, in, out;
+  fs::path key, passphrase_file, in, out;
   std::string mode = "ctr", device = "auto", gpus = "all", variant;
-  bool no_pad = false, quiet = false, force = false, strict_perms = false;
+  bool raw = false, no_pad = false, quiet = false, verbose = false, force = false, strict_perms = false;
   double cpu_percent = 0;
-  int chunk_mib = 64;
+  int chunk_mib = 64, tag_chunk_kib = 64, scrypt_log_n = 17;
+  CLI::Option* mode_option = nullptr;
 };
 
 void add_crypt_options(CLI::App& sub, CryptArgs& a, cipher::IdeaDirection direction) {
-  sub.add_option("--key", a.key, "Key file: exactly 16 raw bytes (see keygen)")->required();
+  const bool dec = direction == cipher::IdeaDirection::decrypt;
+  auto* key = sub.add_option("--key", a.key, "Key file: exactly 16 raw bytes (see keygen)");
+  sub.add_option("--passphrase-file", a.passphrase_file,
+                 "A passphrase from the first line of FILE instead of a key file (container only)")
+      ->excludes(key);
+  sub.add_flag("--raw", a.raw, "The book's headerless format: no authentication, --key only");
   sub.add_flag("--strict-perms", a.strict_perms,
-               "Refuse a key file that others than its owner may read or write (default: a warning)");
-  if (direction == cipher::IdeaDirection::decrypt)
-    sub.add_flag("--force", a.force,
-                 "Replace an existing OUT (without it, decrypt refuses: a wrong key is not detected and would "
-                 "replace good data with garbage)");
-  sub.add_option("--mode", a.mode, "ctr (default; nonce + counter, any length) or ecb (PKCS#7 padded, leaks patterns)")
-      ->default_val("ctr")
-      ->check(CLI::IsMember({"ctr", "ecb"}));
-  sub.add_flag("--no-pad", a.no_pad, "ECB without padding: the input must be a whole number of 8-byte blocks");
+               "Refuse a key or passphrase file that others than its owner may read or write (default: a warning)");
+  if (dec)
+    sub.add_flag("--force", a.force, "Replace an existing OUT (without it, decrypt refuses to replace one)");
+  a.mode_option = sub.add_option("--mode", a.mode,
+                                 dec ? "ctr or ecb: decrypt only a container of this mode (--raw: the mode it was encrypted in, "
+                                       "default ctr)"
+                                     : "ctr (default; nonce + counter, any length) or ecb (PKCS#7 padded, leaks patterns)")
+                      ->default_val("ctr")
+                      ->check(CLI::IsMember({"ctr", "ecb"}));
+  sub.add_flag("--no-pad", a.no_pad, "--raw ECB without padding: the input must be a whole number of 8-byte blocks");
+  if (!dec) {
+    sub.add_option("--tag-chunk-kib", a.tag_chunk_kib, "Container chunk size in KiB, a power of two (1..16384)")
+        ->default_val(64)
+        ->check(CLI::Range(1, 16384));
+    sub.add_option("--scrypt-log-n", a.scrypt_log_n, "Passphrase cost: scrypt N = 2^this (10..20; memory 2^this KiB)")
+        ->default_val(17)
+        ->check(CLI::Range(10, 20));
+  }
   wk::app::add_device_option(sub, a.device);
   sub.add_option("--gpus", a.gpus, "GPUs to use: all, or ids like 0,1")->default_val("all");
   sub.add_option("--cpu-percent", a.cpu_percent, "Share of the data the CPU encrypts alongside the GPUs (0-100)")
@@ -109,26 +147,17 @@ void add_crypt_options(CLI::App& sub, CryptArgs& a, cipher::IdeaDirection direct
   sub.add_option("--variant", a.variant,
                  "APOD ladder rung (" + wk::rung_names(cipher::idea_rungs()) +
                      "); default: the fastest measured on the GPU's architecture");
-  sub.add_option("--chunk-mib", a.chunk_mib, "Chunk size in MiB for reading, encrypting and writing")
+  sub.add_option("--chunk-mib", a.chunk_mib, "Batch size in MiB for reading, encrypting and writing")
       ->default_val(64)
       ->check(CLI::Range(1, 4096));
   sub.add_flag("-q,--quiet", a.quiet, "No progress bar, notices or summary");
-  sub.add_option("IN", a.in, "Input file")->required();
+  sub.add_flag("-v,--verbose", a.verbose, "More detail on standard error: the format, the key derivation, the chunks");
+  sub.add_option("IN", a.in, "Input file, - for standard input")->required();
   sub.add_option("OUT", a.out,
-                 direction == cipher::IdeaDirection::decrypt
-                     ? "Output file (must not exist unless --force; replaced atomically; - is standard output)"
+                 dec ? "Output file (must not exist unless --force; replaced atomically; - is standard output)"
                      : "Output file (replaced atomically; - is standard output)")
       ->required();
   sub.footer(std::string("\n") + kSecurity);
-}
-
-// True when `out` is where standard output goes ("-", /dev/stdout, the file or pipe it names).
-bool writes_to_stdout(const fs::path& out) {
-  if (out == "-") return true;
-  struct stat st {};
-  if (::fstat(STDOUT_FILENO, &st) != 0) return false;
-  const auto id = io::identity_of(out);
-  return id && *id == io::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 // What the user types to change a setting that decided a library error.
@@ -136,6 +165,7 @@ std::string flag_hint(cipher::IdeaSetting setting, cipher::IdeaDirection directi
   switch (setting) {
     case cipher::IdeaSetting::replace: return " (--force replaces it)";
     case cipher::IdeaSetting::strict_perms: return " (--strict-perms)";
+    case cipher::IdeaSetting::mode: return " (--mode)";
     case cipher::IdeaSetting::pad:
       return direction == cipher::IdeaDirection::encrypt ? " (--no-pad; without it, PKCS#7 pads)"
                                                          : " (--no-pad decrypts data encrypted without padding, keeping every byte)";
@@ -166,22 +196,91 @@ auto parse_flag(const std::string& flag, Parse&& parse) {
   }
 }
 
+// The first line of a passphrase file, without its end of line. Refuses what is not a regular
+// file or FIFO, an empty passphrase and (with --strict-perms) a file others may read.
+void read_passphrase_file(const fs::path& path, bool strict_perms, std::string& out) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(ErrorCategory::io, io::printable(path.string()) + ": cannot open the passphrase file: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorCategory::io, io::printable(path.string()) + ": is a folder, not a passphrase file");
+  if (S_ISREG(st.st_mode)) {
+    if (st.st_size > 4096)
+      throw Error(ErrorCategory::decode, io::printable(path.string()) + ": " + std::to_string(st.st_size) +
+                                             " bytes is no passphrase file (its first line is the passphrase)");
+    const std::string exposed = cipher::idea_key_file_exposure(path, static_cast<unsigned>(st.st_mode));
+    if (!exposed.empty()) {
+      if (strict_perms) throw Error(ErrorCategory::io, exposed + ": refused by the strict permission check");
+      wk::app::print_notice(kProg, "warning: " + exposed);
+    }
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorCategory::io, io::printable(path.string()) + ": cannot read the passphrase file");
+  out.reserve(4097);
+  std::getline(f, out);
+  if (!out.empty() && out.back() == '\r') out.pop_back();
+  if (out.empty()) throw Error(ErrorCategory::decode, io::printable(path.string()) + ": the passphrase (its first line) is empty");
+}
+
+// A passphrase typed at the terminal without echo, twice to encrypt.
+void prompt_passphrase(bool twice, std::string& out) {
+  auto first = wk::read_hidden_line("Passphrase: ");
+  if (!first)
+    throw Error(ErrorCategory::usage,
+                "no key: give --key FILE or --passphrase-file FILE (there is no terminal to type a passphrase at)");
+  out.swap(*first);
+  OPENSSL_cleanse(first->data(), first->size());
+  if (out.empty()) throw Error(ErrorCategory::usage, "the passphrase is empty; nothing was done");
+  if (twice) {
+    auto again = wk::read_hidden_line("Retype passphrase: ");
+    const bool same = again && *again == out;
+    if (again) OPENSSL_cleanse(again->data(), again->size());
+    if (!same) throw Error(ErrorCategory::usage, "the passphrases differ; nothing was done");
+  }
+}
+
+cipher::IdeaKey read_key(const CryptArgs& a) {
+  nvtx::Range r("read-key", nvtx::Color::io);
+  cipher::IdeaKeyFileCheck check;
+  check.strict_perms = a.strict_perms;
+  check.warn = [](const std::string& message) { wk::app::print_notice(kProg, "warning: " + message); };
+  return cipher::idea_read_key_file(a.key, check);
+}
+
+// Usage errors of the option combination, before any file is opened.
+void check_combination(cipher::IdeaDirection direction, const CryptArgs& a) {
+  if (a.raw) {
+    if (a.key.empty())
+      throw Error(ErrorCategory::usage, "--raw needs --key FILE: the headerless format has no passphrase derivation");
+    return;
+  }
+  if (a.no_pad) throw Error(ErrorCategory::usage, "--no-pad applies to --raw ECB only (the container always pads ECB)");
+  if (direction == cipher::IdeaDirection::encrypt && (a.tag_chunk_kib & (a.tag_chunk_kib - 1)) != 0)
+    throw Error(ErrorCategory::usage, "--tag-chunk-kib must be a power of two, not " + std::to_string(a.tag_chunk_kib));
+}
+
 int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
-  nvtx::Range range(direction == cipher::IdeaDirection::encrypt ? "encrypt" : "decrypt");
+  const bool enc = direction == cipher::IdeaDirection::encrypt;
+  nvtx::Range range(enc ? "encrypt" : "decrypt");
+  check_combination(direction, a);
   {
     // Before any work: nothing the command reads is what it writes.
-    const io::JobFile reads[] = {{"the input", a.in}, {"the key file", a.key}};
+    std::vector<io::JobFile> reads{{"the input", a.in}};
+    if (!a.key.empty()) reads.push_back({"the key file", a.key});
+    if (!a.passphrase_file.empty()) reads.push_back({"the passphrase file", a.passphrase_file});
     const io::JobFile writes[] = {{"the output", a.out}};
     io::check_writes_apart(reads, writes);
   }
-  cipher::IdeaKey key;
-  {
-    nvtx::Range r("read-key", nvtx::Color::io);
-    cipher::IdeaKeyFileCheck check;
-    check.strict_perms = a.strict_perms;
-    check.warn = [](const std::string& message) { wk::app::print_notice(kProg, "warning: " + message); };
-    key = cipher::idea_read_key_file(a.key, check);
+  // A container tells how it was sealed: no prompt for a passphrase when it needs a key file.
+  if (!enc && !a.raw && a.key.empty() && a.passphrase_file.empty() && a.in != "-") {
+    const cipher::ContainerInfo info = cipher::idea_container_info(a.in);
+    if (info.header.kdf == cipher::ContainerKdf::key_file)
+      throw Error(ErrorCategory::usage, io::printable(a.in.string()) + ": sealed with a key file: give it with --key FILE");
   }
+  cipher::IdeaSecret secret;
+  if (!a.key.empty()) secret.key = read_key(a);
+  else if (!a.passphrase_file.empty()) read_passphrase_file(a.passphrase_file, a.strict_perms, secret.passphrase);
+  else prompt_passphrase(enc, secret.passphrase);
+
   cipher::IdeaExecution exec;
   // The rung names join words with '_'; the older '-' spelling is accepted too.
   exec.rung = a.variant;
@@ -200,35 +299,59 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
     nvtx::Range r("setup", nvtx::Color::app);
     executor = std::make_unique<cipher::IdeaExecutor>(exec);
   }
-
-  cipher::IdeaFileOptions options;
-  options.mode = a.mode == "ecb" ? cipher::IdeaMode::ecb : cipher::IdeaMode::ctr;
-  options.pad = !a.no_pad;
-  options.chunk_bytes = std::size_t(a.chunk_mib) << 20;
-  // Raw IDEA cannot tell a wrong key: decrypt never replaces existing data unless told to.
-  options.replace = direction == cipher::IdeaDirection::encrypt || a.force;
-  const bool summary_to_stderr = writes_to_stdout(a.out);
+  const cipher::IdeaMode mode = a.mode == "ecb" ? cipher::IdeaMode::ecb : cipher::IdeaMode::ctr;
 
   constexpr std::uint64_t kMiB = 1 << 20;
   std::error_code ec;
-  const auto in_size = fs::file_size(a.in, ec);
-  const std::size_t total_mib = ec ? 1 : std::max<std::size_t>(1, (in_size + kMiB - 1) / kMiB);
-  wk::app::Progress progress(total_mib, "MiB", !a.quiet && !ec && in_size >= 64 * kMiB);
+  const auto in_size = a.in == "-" ? 0 : fs::file_size(a.in, ec);
+  const bool sized = a.in != "-" && !ec;
+  const std::size_t total_mib = sized ? std::max<std::size_t>(1, (in_size + kMiB - 1) / kMiB) : 1;
+  wk::app::Progress progress(total_mib, "MiB", !a.quiet && sized && in_size >= 64 * kMiB);
   std::size_t shown = 0;
   auto on_progress = [&](std::uint64_t done, std::uint64_t total) {
     const std::size_t target = done >= total ? total_mib : std::min<std::size_t>(total_mib, done / kMiB);
     for (; shown < target; ++shown) progress.step();
   };
-  const cipher::IdeaFileResult r = cipher::idea_crypt_file(direction, a.in, a.out, key, options, *executor, on_progress);
+  cipher::IdeaFileResult r;
+  std::string format;
+  if (a.raw) {
+    cipher::IdeaFileOptions options;
+    options.mode = mode;
+    options.pad = !a.no_pad;
+    options.chunk_bytes = std::size_t(a.chunk_mib) << 20;
+    // Raw IDEA cannot tell a wrong key: decrypt never replaces existing data unless told to.
+    options.replace = enc || a.force;
+    r = cipher::idea_crypt_file(direction, a.in, a.out, *secret.key, options, *executor, on_progress);
+    format = std::string("raw ") + a.mode + (mode == cipher::IdeaMode::ecb && !options.pad ? ", no padding" : "");
+  } else {
+    cipher::ContainerOptions options;
+    options.mode = mode;
+    options.batch_bytes = std::size_t(a.chunk_mib) << 20;
+    options.replace = enc || a.force;
+    if (enc) {
+      options.chunk_log2 = std::countr_zero(static_cast<unsigned>(a.tag_chunk_kib)) + 10;
+      options.scrypt.log2_n = a.scrypt_log_n;
+      r = cipher::idea_seal_file(a.in, a.out, secret, options, *executor, on_progress);
+    } else {
+      if (a.mode_option && a.mode_option->count() > 0) options.expect_mode = mode;
+      r = cipher::idea_open_file(a.in, a.out, secret, options, *executor, on_progress);
+    }
+    format = secret.key ? "container, key file" : "container, passphrase";
+  }
   progress.finish();
   if (!a.quiet) {
     const double gbps = r.seconds > 0 ? double(r.bytes_in) / r.seconds / 1e9 : 0.0;
-    // Not into the data when the output is standard output.
-    fmt::print(summary_to_stderr ? stderr : stdout, "{}: {} {} -> {} ({} bytes -> {} bytes, {}{}) in {:.3f} s, {:.2f} GB/s, on {}\n", kProg,
-               direction == cipher::IdeaDirection::encrypt ? "encrypted" : "decrypted", io::printable(a.in.string()),
-               io::printable(a.out.string()),
-               r.bytes_in, r.bytes_out, a.mode, options.mode == cipher::IdeaMode::ecb && !options.pad ? ", no padding" : "",
-               r.seconds, gbps, executor->describe());
+    const std::string in_name = a.in == "-" ? "standard input" : io::printable(a.in.string());
+    const std::string out_name = a.out == "-" ? "standard output" : io::printable(a.out.string());
+    wk::app::print_notice(kProg, fmt::format("{} {} -> {} ({} bytes -> {} bytes, {}) in {:.3f} s, {:.2f} GB/s, on {}",
+                                             enc ? "encrypted" : "decrypted", in_name, out_name, r.bytes_in, r.bytes_out,
+                                             format, r.seconds, gbps, executor->describe()));
+    const fs::path& container = enc ? a.out : a.in;
+    if (a.verbose && !a.raw && container != "-") {
+      std::error_code st;
+      if (fs::is_regular_file(container, st))
+        wk::app::print_notice(kProg, "the container:\n" + cipher::describe_container(cipher::idea_container_info(container)));
+    }
   }
   return wk::app::kSuccess;
 }
@@ -236,7 +359,7 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"wk-crypt: IDEA file encryption (CTR or ECB) on the GPUs, the CPU or both"};
+  CLI::App app{"wk-crypt: IDEA file encryption (CTR or ECB, authenticated) on the GPUs, the CPU or both"};
   app.require_subcommand(1);
   app.footer(std::string(kFooter) + "\n" + kSecurity);
 
@@ -245,6 +368,10 @@ int main(int argc, char** argv) {
   CLI::App* keygen = app.add_subcommand("keygen", "Write a new random 16-byte key file (mode 0600)");
   keygen->add_option("KEYFILE", keyfile, "Key file to create (mode 0600; a symbolic link is followed)")->required();
   keygen->add_flag("--force", force, "Replace an existing key file (the old key is lost, and with it the data)");
+
+  fs::path info_file;
+  CLI::App* info = app.add_subcommand("info", "Print a container's header and what its size says (no key needed)");
+  info->add_option("FILE", info_file, "A container, - for standard input")->required();
 
   CryptArgs enc_args, dec_args;
   CLI::App* enc = app.add_subcommand("encrypt", "Encrypt IN into OUT");
@@ -261,6 +388,17 @@ int main(int argc, char** argv) {
         cipher::idea_write_key_file(keyfile, force);
         return wk::app::kSuccess;
       });
+    }
+    if (info->parsed()) {
+      nvtx::Range r("info", nvtx::Color::io);
+      const cipher::ContainerInfo ci = cipher::idea_container_info(info_file);
+      fmt::print("{}", cipher::describe_container(ci));
+      std::fflush(stdout);
+      if (!ci.problem.empty()) {
+        wk::app::print_notice(kProg, io::printable(info_file.string()) + ": " + ci.problem);
+        return wk::app::kSomeFailed;
+      }
+      return wk::app::kSuccess;
     }
     if (enc->parsed())
       return with_flags(cipher::IdeaDirection::encrypt, [&] { return run_crypt(cipher::IdeaDirection::encrypt, enc_args); });

@@ -58,6 +58,12 @@ wk::test::CommandResult run_with_fifo_reader(const fs::path& fifo, const fs::pat
                        command + "; rc=$?; wait; exit $rc");
 }
 
+// Bytes of a container (the default format) holding `data` bytes of ciphertext in 64 KiB chunks.
+std::size_t container_size(std::size_t data) {
+  const std::size_t chunks = data == 0 ? 1 : (data + 65535) / 65536;
+  return 72 + data + 32 * chunks;
+}
+
 struct Fixture {
   wk::test::TempDir dir;
   fs::path key = dir / "k.key";
@@ -92,14 +98,16 @@ TEST_CASE("wk-crypt keygen writes 16 random bytes with mode 0600 and keeps exist
   CHECK(fs::file_size(f.key) == 16);
 }
 
-TEST_CASE("wk-crypt round trips empty, 1-, 7-, 8-, 9-byte and larger files in CTR and ECB", "[cli][wk-crypt][idea]") {
+TEST_CASE("wk-crypt round trips empty, 1-, 7-, 8-, 9-byte and larger files in CTR and ECB, container and raw", "[cli][wk-crypt][idea]") {
   Fixture f;
-  const std::size_t sizes[] = {0, 1, 7, 8, 9, 4096, (std::size_t(5) << 20) + 3};
+  const std::size_t sizes[] = {0, 1, 7, 8, 9, 4096, 65536, (std::size_t(5) << 20) + 3};
   struct ModeCase {
     const char* opts;
-    bool ctr, pad;
+    bool ctr, pad, raw;
   };
-  for (const ModeCase m : {ModeCase{"", true, true}, ModeCase{"--mode ecb", false, true}, ModeCase{"--mode ecb --no-pad", false, false}})
+  for (const ModeCase m : {ModeCase{"", true, true, false}, ModeCase{"--mode ecb", false, true, false},
+                           ModeCase{"--raw", true, true, true}, ModeCase{"--raw --mode ecb", false, true, true},
+                           ModeCase{"--raw --mode ecb --no-pad", false, false, true}})
     for (std::size_t n : sizes) {
       if (!m.pad && n % 8) continue;
       CAPTURE(m.opts, n);
@@ -110,8 +118,10 @@ TEST_CASE("wk-crypt round trips empty, 1-, 7-, 8-, 9-byte and larger files in CT
       INFO(r.output);
       REQUIRE(r.exit_code == 0);
       const std::string cipher = wk::test::read_bytes(f.dir / "cipher");
-      CHECK(cipher.size() == (m.ctr ? n + 8 : m.pad ? (n / 8 + 1) * 8 : n));
-      if (n >= 16 && m.ctr) CHECK(cipher.substr(8, 8) != data.substr(0, 8));
+      const std::size_t ciphertext = m.ctr ? n : m.pad ? (n / 8 + 1) * 8 : n;
+      CHECK(cipher.size() == (m.raw ? ciphertext + (m.ctr ? 8 : 0) : container_size(ciphertext)));
+      if (n >= 16 && m.ctr && m.raw) CHECK(cipher.substr(8, 8) != data.substr(0, 8));
+      if (n >= 16 && !m.raw) CHECK(cipher.substr(72, 8) != data.substr(0, 8));
       // --force: "back" holds the previous case's plaintext (decrypt never replaces it silently).
       r = f.crypt("decrypt", std::string(m.opts) + " --chunk-mib 1 --force", f.dir / "cipher", f.dir / "back");
       INFO(r.output);
@@ -121,11 +131,11 @@ TEST_CASE("wk-crypt round trips empty, 1-, 7-, 8-, 9-byte and larger files in CT
     }
 }
 
-TEST_CASE("wk-crypt ECB output is the library's ECB of the padded file, CTR starts with its nonce", "[cli][wk-crypt][idea]") {
+TEST_CASE("wk-crypt --raw ECB output is the library's ECB of the padded file, --raw CTR starts with its nonce", "[cli][wk-crypt][idea]") {
   Fixture f;
   const std::string data = random_text(8 * 20 + 3, 99);
   wk::test::write_bytes(f.dir / "plain", data);
-  REQUIRE(f.crypt("encrypt", "--mode ecb", f.dir / "plain", f.dir / "ecb").exit_code == 0);
+  REQUIRE(f.crypt("encrypt", "--raw --mode ecb", f.dir / "plain", f.dir / "ecb").exit_code == 0);
   const wk::cipher::IdeaKey key = wk::cipher::idea_read_key_file(f.key);
   std::string padded = data + std::string(5, '\x05');
   std::string expected(padded.size(), '\0');
@@ -134,7 +144,7 @@ TEST_CASE("wk-crypt ECB output is the library's ECB of the padded file, CTR star
                        padded.size() / 8);
   CHECK(wk::test::read_bytes(f.dir / "ecb") == expected);
 
-  REQUIRE(f.crypt("encrypt", "", f.dir / "plain", f.dir / "ctr").exit_code == 0);
+  REQUIRE(f.crypt("encrypt", "--raw", f.dir / "plain", f.dir / "ctr").exit_code == 0);
   const std::string c = wk::test::read_bytes(f.dir / "ctr");
   REQUIRE(c.size() == data.size() + 8);
   const std::uint64_t nonce = wk::cipher::idea_load_be64(reinterpret_cast<const std::uint8_t*>(c.data()));
@@ -158,17 +168,20 @@ TEST_CASE("wk-crypt errors name the file, exit 1 or 2, and leave no output", "[c
     CHECK(count_entries(f.dir.path()) == 2);  // key and in
   };
   const std::string in = (f.dir / "in").string();
-  expect("decrypt", "", "12345", 1, "shorter than the 8-byte CTR nonce", in);
-  expect("decrypt", "--mode ecb", std::string(13, 'x'), 1, "not a whole number of 8-byte blocks", in);
-  expect("encrypt", "--mode ecb --no-pad", std::string(9, 'x'), 1, "which ECB without padding needs (--no-pad", in);
+  expect("decrypt", "--raw", "12345", 1, "shorter than the 8-byte CTR nonce", in);
+  expect("decrypt", "--raw --mode ecb", std::string(13, 'x'), 1, "not a whole number of 8-byte blocks", in);
+  expect("encrypt", "--raw --mode ecb --no-pad", std::string(9, 'x'), 1, "which ECB without padding needs (--no-pad", in);
+  expect("decrypt", "", "12345", 1, "shorter than the 72-byte container header", in);
+  expect("decrypt", "", std::string(100, 'x'), 1, "not a wk-crypt container", in);
+  expect("decrypt", "", std::string(100, 'x'), 1, "decrypted with --raw", in);
   // ECB of a block ending in 0, decrypted with padding: always bad padding.
   {
     const wk::cipher::IdeaKey key = wk::cipher::idea_read_key_file(f.key);
     std::string block(8, '\0'), c(8, '\0');
     wk::cipher::idea_cpu(wk::cipher::idea_ecb_job(key, wk::cipher::IdeaDirection::encrypt),
                          reinterpret_cast<const std::uint8_t*>(block.data()), reinterpret_cast<std::uint8_t*>(c.data()), 1);
-    expect("decrypt", "--mode ecb", c, 1, "bad padding", in);
-    expect("decrypt", "--mode ecb", c, 1, "(--no-pad decrypts data encrypted without padding", in);
+    expect("decrypt", "--raw --mode ecb", c, 1, "bad padding", in);
+    expect("decrypt", "--raw --mode ecb", c, 1, "(--no-pad decrypts data encrypted without padding", in);
   }
   // Bad key files: wrong size, missing.
   wk::test::write_bytes(f.dir / "short.key", std::string(15, 'k'));
@@ -208,19 +221,22 @@ TEST_CASE("wk-crypt errors name the file, exit 1 or 2, and leave no output", "[c
   }
 }
 
-TEST_CASE("wk-crypt --help warns about ECB, tampering, wrong keys and IDEA's age, and defines CTR", "[cli][wk-crypt][idea]") {
+TEST_CASE("wk-crypt --help warns about ECB, raw files' tampering and wrong keys, IDEA's age, and defines the formats", "[cli][wk-crypt][idea]") {
   for (const char* args : {"--help", "encrypt --help"}) {
     const auto r = wk::test::run(wk_crypt(args));
     CAPTURE(args);
     INFO(r.output);
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("ECB leaks patterns") != std::string::npos);
-    CHECK(r.output.find("Neither mode detects tampering or a wrong key") != std::string::npos);
+    CHECK(r.output.find("--raw files carry no tag") != std::string::npos);
+    CHECK(r.output.find("authenticates every chunk") != std::string::npos);
     CHECK(r.output.find("legacy cipher") != std::string::npos);
   }
   const auto r = wk::test::run(wk_crypt("--help"));
   CHECK(r.output.find("nonce + i mod 2^64") != std::string::npos);
   CHECK(r.output.find("PKCS#7") != std::string::npos);
+  CHECK(r.output.find("HMAC-SHA-256") != std::string::npos);
+  CHECK(r.output.find("scrypt") != std::string::npos);
 }
 
 TEST_CASE("wk-crypt on hostile outputs: a full disk, an output that is a folder, names with dashes and newlines", "[cli][wk-crypt][idea][hostile]") {
@@ -274,7 +290,7 @@ TEST_CASE("wk-crypt writes through a symbolic link to its target, into a FIFO an
   REQUIRE(r.exit_code == 0);
   CHECK(S_ISLNK(lstat_mode(f.dir / "link.idea")));
   CHECK(fs::read_symlink(f.dir / "link.idea") == "target.idea");
-  CHECK(fs::file_size(f.dir / "target.idea") == data.size() + 8);
+  CHECK(fs::file_size(f.dir / "target.idea") == container_size(data.size()));
   r = f.crypt("decrypt", "", f.dir / "link.idea", f.dir / "back");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -297,7 +313,7 @@ TEST_CASE("wk-crypt writes through a symbolic link to its target, into a FIFO an
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK(S_ISFIFO(lstat_mode(f.dir / "pipe")));
-  REQUIRE(fs::file_size(f.dir / "captured.idea") == data.size() + 8);
+  REQUIRE(fs::file_size(f.dir / "captured.idea") == container_size(data.size()));
   r = f.crypt("decrypt", "--force", f.dir / "captured.idea", f.dir / "back");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -310,7 +326,7 @@ TEST_CASE("wk-crypt writes through a symbolic link to its target, into a FIFO an
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("encrypted"));
   CHECK_FALSE(fs::exists(f.dir / "-"));
-  REQUIRE(fs::file_size(f.dir / "stdout.idea") == data.size() + 8);
+  REQUIRE(fs::file_size(f.dir / "stdout.idea") == container_size(data.size()));
   r = f.crypt("decrypt", "--force", f.dir / "stdout.idea", f.dir / "back");
   REQUIRE(r.exit_code == 0);
   CHECK(wk::test::read_bytes(f.dir / "back") == data);
@@ -389,9 +405,17 @@ TEST_CASE("wk-crypt decrypt does not replace an existing output without --force:
   CHECK(f.crypt("decrypt", "", f.dir / "big.tar.idea", f.dir / "big.tar").exit_code == 2);
   CHECK(wk::test::read_bytes(f.dir / "big.tar") == data);
 
-  // --force replaces it (with garbage, for a wrong key: raw IDEA cannot tell).
+  // With --force and a wrong key, the container is refused and the good file kept.
   auto r = wk::test::run(wk_crypt("decrypt -q --force --device cpu --key " + sh_quote(other.string()) + " " +
                                   sh_quote((f.dir / "big.tar.idea").string()) + " " + sh_quote((f.dir / "big.tar").string())));
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Catch::Contains("wrong key"));
+  CHECK(wk::test::read_bytes(f.dir / "big.tar") == data);
+  // A --raw file: --force replaces it (with garbage, for a wrong key: raw IDEA cannot tell).
+  REQUIRE(f.crypt("encrypt", "--raw", f.dir / "big.tar", f.dir / "big.tar.raw").exit_code == 0);
+  r = wk::test::run(wk_crypt("decrypt -q --raw --force --device cpu --key " + sh_quote(other.string()) + " " +
+                             sh_quote((f.dir / "big.tar.raw").string()) + " " + sh_quote((f.dir / "big.tar").string())));
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK(fs::file_size(f.dir / "big.tar") == data.size());

@@ -56,6 +56,59 @@ struct IdeaJob {
 IdeaJob idea_ecb_job(const IdeaKey& key, IdeaDirection direction);
 IdeaJob idea_ctr_job(const IdeaKey& key, std::uint64_t counter);
 
+// ---- Authenticated runs: the chunks of a wk-crypt container (wk/cipher/idea_container.hpp).
+// A run is whole chunks of `chunk_bytes` (a multiple of 1 KiB) except its last, which may be
+// shorter (in ECB a whole number of 8-byte blocks). Each chunk's ciphertext is followed by its
+// 32-byte tag: HMAC-SHA-256 over the SHA-256 digests of the chunk's 1 KiB leaves, then the
+// chunk's index (big-endian 64-bit) and a byte that is 1 for the file's last chunk.
+inline constexpr std::size_t kIdeaTagBytes = 32;
+inline constexpr std::size_t kIdeaLeafBytes = 1024;
+
+// An HMAC-SHA-256 key of 32 bytes, with the SHA-256 states after its ipad and opad blocks (what
+// the GPU starts every tag from).
+struct IdeaMacKey {
+  std::array<std::uint8_t, 32> key{};
+  std::array<std::uint32_t, 16> state{};  // inner[8], outer[8]
+};
+IdeaMacKey idea_mac_key(const std::array<std::uint8_t, 32>& key);
+
+struct IdeaSealJob {
+  IdeaJob cipher;                 // the job of the run's first block (CTR: its counter)
+  IdeaMacKey mac;
+  std::size_t chunk_bytes = 64 << 10;
+  std::uint64_t first_index = 0;  // the container index of the run's first chunk
+  bool last_final = false;        // the run's last chunk is the file's last one
+  // The same job for the part of the run that starts `chunks` chunks further on (its last chunk
+  // is final only if `final_part`).
+  IdeaSealJob part(std::uint64_t chunks, bool final_part) const {
+    IdeaSealJob j = *this;
+    j.cipher = cipher.mode == IdeaMode::ctr ? cipher.advanced(chunks * (chunk_bytes / kIdeaBlockBytes)) : cipher;
+    j.first_index += chunks;
+    j.last_final = last_final && final_part;
+    return j;
+  }
+};
+// Chunks in a run of `bytes` bytes (0 bytes: one empty chunk, the whole of an empty file).
+inline std::size_t idea_sealed_chunks(std::size_t bytes, std::size_t chunk_bytes) {
+  return bytes == 0 ? 1 : (bytes + chunk_bytes - 1) / chunk_bytes;
+}
+// Bytes of a sealed run: the ciphertext plus one tag per chunk.
+inline std::size_t idea_sealed_bytes(std::size_t bytes, std::size_t chunk_bytes) {
+  return bytes + kIdeaTagBytes * idea_sealed_chunks(bytes, chunk_bytes);
+}
+
+// The CPU reference of an authenticated run (OpenSSL's SHA-256 and HMAC, the chunks spread over
+// parallel_for's threads). seal: h_plain (bytes) -> h_sealed (idea_sealed_bytes). open:
+// h_sealed -> h_plain (bytes) and h_tags, the tags computed from the ciphertext (one per chunk),
+// for the caller to compare with the stored ones. Buffers hold 16 bytes more than they are
+// given (a partial last CTR block is processed whole).
+// The tag of one chunk: n bytes of ciphertext at p, chunk `index` of its file (OpenSSL).
+void idea_chunk_tag(const IdeaMacKey& mac, const std::uint8_t* p, std::size_t n, std::uint64_t index, bool final,
+                    std::uint8_t out[kIdeaTagBytes]);
+void idea_seal_cpu(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed);
+void idea_open_cpu(const IdeaSealJob& job, const std::uint8_t* h_sealed, std::size_t bytes, std::uint8_t* h_plain,
+                   std::uint8_t* h_tags);
+
 // ---- CPU: the reference and the fallback. `in` may equal `out`. Splits the run over `threads`
 // std::threads (0: every core; small runs use fewer).
 void idea_cpu(const IdeaJob& job, const std::uint8_t* in, std::uint8_t* out, std::size_t nblocks, int threads = 0);
@@ -116,6 +169,11 @@ class IdeaGpuEngine {
   IdeaGpuEngine& operator=(IdeaGpuEngine&&) noexcept;
 
   void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
+  // Authenticated runs on this GPU, as idea_seal_cpu / idea_open_cpu (same buffers, same bytes):
+  // IDEA, the leaf digests and the tags all on the device, the chunks in batches over the streams.
+  void seal(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed);
+  void open(const IdeaSealJob& job, const std::uint8_t* h_sealed, std::size_t bytes, std::uint8_t* h_plain,
+            std::uint8_t* h_tags);
   int device() const;
   // The rung it runs: the one named, or the default's name when none was.
   const char* rung() const;
@@ -147,6 +205,11 @@ class IdeaExecutor {
 
   // Host -> host; returns when h_out holds the result. h_in may equal h_out.
   void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
+  // Authenticated runs (see idea_seal_cpu), split by chunks over the GPUs and the CPU share as
+  // run() splits blocks.
+  void seal(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed);
+  void open(const IdeaSealJob& job, const std::uint8_t* h_sealed, std::size_t bytes, std::uint8_t* h_plain,
+            std::uint8_t* h_tags);
   // Host memory suited to run(): pinned when the rung overlaps copies on a GPU; pageable on the
   // CPU and for the synchronous rungs (the book's first port).
   using HostMemory = HostBuffer<std::uint8_t>::Memory;

@@ -35,6 +35,7 @@ enum class IdeaSetting {
   replace,       // an existing output or key file is refused (IdeaFileOptions::replace, overwrite)
   pad,           // ECB padding on or off (IdeaFileOptions::pad)
   strict_perms,  // a key file others may read is refused (IdeaKeyFileCheck::strict_perms)
+  mode,          // a container of another mode than the one asked for (ContainerOptions::expect_mode)
 };
 
 // A wk::Error that the setting `setting()` decides; the message says what is wrong in the

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cipher/idea/idea_engine.hpp"
 #include "cipher/idea/idea_rungs.hpp"
 #include "wk/cipher/idea.hpp"
 #include "wk/core/buffer.hpp"
@@ -185,26 +186,7 @@ void idea_gpu(const IdeaJob& job, const std::uint8_t* d_in, std::uint8_t* d_out,
   WK_CUDA_CHECK_LAUNCH();
 }
 
-// ---- The host->host engine of one GPU.
-struct IdeaGpuEngine::Impl {
-  int device = 0;
-  const detail::IdeaRung* rung = nullptr;
-  IdeaKernelConfig kernel;
-  IdeaStreaming streaming;
-  std::vector<Stream> streams;
-  std::vector<DeviceBuffer<std::uint8_t>> d_in, d_out;
-  DeviceBuffer<IdeaSubkeys> d_subkeys;
-
-  // The row of `name` for `device` (the default's is the device's architecture's).
-  Impl(int dev, std::string_view name) : device(dev) {
-    WK_CUDA_CHECK(cudaSetDevice(device));
-    rung = &detail::idea_rung(name);
-  }
-  bool synchronous() const { return rung->copies != detail::IdeaCopies::overlapped; }
-  void allocate(const IdeaKernelConfig& k, const IdeaStreaming& s);
-  void run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks);
-};
-
+// ---- The host->host engine of one GPU (its state: cipher/idea/idea_engine.hpp).
 void IdeaGpuEngine::Impl::allocate(const IdeaKernelConfig& k, const IdeaStreaming& s) {
   check_config(k);
   if (s.streams < 1 || s.streams > 64)
@@ -246,7 +228,7 @@ void IdeaGpuEngine::run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8
   } catch (...) {
     // Copies already queued may still read or write the caller's memory: let them finish (or
     // fail) before the caller frees it.
-    for (auto& s : impl_->streams) cudaStreamSynchronize(s);
+    impl_->synchronize_all();
     throw;
   }
 }

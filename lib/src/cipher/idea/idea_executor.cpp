@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "cipher/idea/idea_rungs.hpp"
 #include "wk/cipher/idea.hpp"
@@ -78,23 +79,16 @@ std::string IdeaExecutor::describe() const {
   return s;
 }
 
-void IdeaExecutor::run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks) {
-  if (nblocks == 0) return;
-  if (engines_.empty()) {
-    nvtx::Range r("idea-cpu", nvtx::Color::compute);
-    idea_cpu(job, h_in, h_out, nblocks, cpu_threads_);
-    return;
-  }
-  // The CPU takes the tail of the run, the GPUs equal consecutive parts of the rest.
-  const auto cpu_blocks = std::min<std::size_t>(
-      nblocks, static_cast<std::size_t>(std::llround(double(nblocks) * execution_.cpu_percent / 100.0)));
-  const std::size_t gpu_blocks = nblocks - cpu_blocks;
-  const std::size_t ngpu = engines_.size();
-  if (cpu_blocks == 0 && ngpu == 1) {
-    engines_[0].run(job, h_in, h_out, nblocks);
-    return;
-  }
+namespace {
 
+// Splits `units` (blocks or chunks) as the deployed rung does: the CPU takes the tail (its share
+// of the units), the GPUs equal consecutive parts of the rest, each part on its own host thread
+// (the first GPU's on the calling one). gpu(g, first, count) and cpu(first, count) do a part.
+template <class Gpu, class Cpu>
+void for_each_part(std::size_t units, std::size_t ngpu, double cpu_percent, Gpu&& gpu, Cpu&& cpu) {
+  const auto cpu_units =
+      std::min<std::size_t>(units, static_cast<std::size_t>(std::llround(double(units) * cpu_percent / 100.0)));
+  const std::size_t gpu_units = units - cpu_units;
   std::vector<std::exception_ptr> errors(ngpu + 1);
   std::vector<std::thread> threads;
   auto guarded = [&errors](std::size_t slot, auto&& fn) {
@@ -104,36 +98,79 @@ void IdeaExecutor::run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_
       errors[slot] = std::current_exception();
     }
   };
-  const std::size_t per_gpu = gpu_blocks / ngpu, extra = gpu_blocks % ngpu;
-  std::size_t first = 0;
+  const std::size_t per_gpu = gpu_units / ngpu, extra = gpu_units % ngpu;
   std::vector<std::pair<std::size_t, std::size_t>> parts;
+  std::size_t first = 0;
   for (std::size_t g = 0; g < ngpu; ++g) {
     const std::size_t count = per_gpu + (g < extra ? 1 : 0);
     parts.emplace_back(first, count);
     first += count;
   }
-  if (cpu_blocks)
-    threads.emplace_back([&, first] {
-      guarded(ngpu, [&] {
-        nvtx::Range r("idea-cpu", nvtx::Color::compute);
-        idea_cpu(job.advanced(first), h_in + first * kIdeaBlockBytes, h_out + first * kIdeaBlockBytes, cpu_blocks,
-                 cpu_threads_);
-      });
-    });
+  if (cpu_units) threads.emplace_back([&, first] { guarded(ngpu, [&] { cpu(first, cpu_units); }); });
   for (std::size_t g = 1; g < ngpu; ++g)
-    threads.emplace_back([&, g] {
-      guarded(g, [&] {
-        const auto [f, n] = parts[g];
-        engines_[g].run(job.advanced(f), h_in + f * kIdeaBlockBytes, h_out + f * kIdeaBlockBytes, n);
-      });
-    });
-  guarded(0, [&] {
-    const auto [f, n] = parts[0];
-    engines_[0].run(job.advanced(f), h_in + f * kIdeaBlockBytes, h_out + f * kIdeaBlockBytes, n);
-  });
+    if (parts[g].second) threads.emplace_back([&, g] { guarded(g, [&] { gpu(g, parts[g].first, parts[g].second); }); });
+  if (parts[0].second) guarded(0, [&] { gpu(0, parts[0].first, parts[0].second); });
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+void IdeaExecutor::run(const IdeaJob& job, const std::uint8_t* h_in, std::uint8_t* h_out, std::size_t nblocks) {
+  if (nblocks == 0) return;
+  if (engines_.empty()) {
+    nvtx::Range r("idea-cpu", nvtx::Color::compute);
+    idea_cpu(job, h_in, h_out, nblocks, cpu_threads_);
+    return;
+  }
+  if (execution_.cpu_percent == 0 && engines_.size() == 1) {
+    engines_[0].run(job, h_in, h_out, nblocks);
+    return;
+  }
+  const std::size_t B = kIdeaBlockBytes;
+  for_each_part(
+      nblocks, engines_.size(), execution_.cpu_percent,
+      [&](std::size_t g, std::size_t f, std::size_t n) { engines_[g].run(job.advanced(f), h_in + f * B, h_out + f * B, n); },
+      [&](std::size_t f, std::size_t n) {
+        nvtx::Range r("idea-cpu", nvtx::Color::compute);
+        idea_cpu(job.advanced(f), h_in + f * B, h_out + f * B, n, cpu_threads_);
+      });
+}
+
+void IdeaExecutor::seal(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed) {
+  const std::size_t S = job.chunk_bytes, R = S + kIdeaTagBytes;
+  const std::size_t chunks = idea_sealed_chunks(bytes, S);
+  auto part_bytes = [&](std::size_t f, std::size_t n) { return std::min(n * S, bytes - std::min(bytes, f * S)); };
+  auto cpu = [&](std::size_t f, std::size_t n) {
+    nvtx::Range r("idea-seal-cpu", nvtx::Color::compute);
+    idea_seal_cpu(job.part(f, f + n == chunks), h_plain + f * S, part_bytes(f, n), h_sealed + f * R);
+  };
+  if (engines_.empty()) return cpu(0, chunks);
+  for_each_part(
+      chunks, engines_.size(), execution_.cpu_percent,
+      [&](std::size_t g, std::size_t f, std::size_t n) {
+        engines_[g].seal(job.part(f, f + n == chunks), h_plain + f * S, part_bytes(f, n), h_sealed + f * R);
+      },
+      cpu);
+}
+
+void IdeaExecutor::open(const IdeaSealJob& job, const std::uint8_t* h_sealed, std::size_t bytes, std::uint8_t* h_plain,
+                        std::uint8_t* h_tags) {
+  const std::size_t S = job.chunk_bytes, R = S + kIdeaTagBytes, T = kIdeaTagBytes;
+  const std::size_t chunks = idea_sealed_chunks(bytes, S);
+  auto part_bytes = [&](std::size_t f, std::size_t n) { return std::min(n * S, bytes - std::min(bytes, f * S)); };
+  auto cpu = [&](std::size_t f, std::size_t n) {
+    nvtx::Range r("idea-open-cpu", nvtx::Color::compute);
+    idea_open_cpu(job.part(f, f + n == chunks), h_sealed + f * R, part_bytes(f, n), h_plain + f * S, h_tags + f * T);
+  };
+  if (engines_.empty()) return cpu(0, chunks);
+  for_each_part(
+      chunks, engines_.size(), execution_.cpu_percent,
+      [&](std::size_t g, std::size_t f, std::size_t n) {
+        engines_[g].open(job.part(f, f + n == chunks), h_sealed + f * R, part_bytes(f, n), h_plain + f * S, h_tags + f * T);
+      },
+      cpu);
 }
 
 }  // namespace wk::cipher

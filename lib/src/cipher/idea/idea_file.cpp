@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <future>
 #include <string>
 #include <utility>
 
@@ -21,89 +20,20 @@
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/io/output_file.hpp"
+#include "cipher/idea/idea_stream.hpp"
 
 namespace fs = std::filesystem;
 
 namespace wk::cipher {
 
+using detail::file_kind;
+using detail::random_bytes;
+using detail::throw_at;
+using detail::throw_setting;
+
 namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-[[noreturn]] void throw_at(ErrorCategory category, const fs::path& path, const std::string& what) {
-  throw Error(category, io::printable(path.string()) + ": " + what);
-}
-
-// An error about `path` that `setting` decides.
-[[noreturn]] void throw_setting(ErrorCategory category, IdeaSetting setting, const fs::path& path, const std::string& what) {
-  throw IdeaSettingError(category, setting, io::printable(path.string()) + ": " + what);
-}
-
-void random_bytes(std::uint8_t* out, std::size_t n) {
-  if (RAND_bytes(out, static_cast<int>(n)) != 1)
-    throw Error(ErrorCategory::internal, "OpenSSL's RAND_bytes failed: no random bytes for the key or nonce");
-}
-
-const char* file_kind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a plain file";
-}
-
-// A regular file opened for reading, read at explicit offsets (pread: no shared file position).
-class InputFile {
- public:
-  explicit InputFile(const fs::path& path) : path_(path) {
-    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before fstat could refuse it.
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd_ < 0) throw_at(ErrorCategory::io, path, "cannot open: " + errno_text(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-      const int err = errno;
-      ::close(fd_);
-      throw_at(ErrorCategory::io, path, "cannot stat: " + errno_text(err));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      throw_at(ErrorCategory::io, path, std::string("not a regular file (") + file_kind(st.st_mode) + "); the input must be one");
-    }
-    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
-    size_ = static_cast<std::uint64_t>(st.st_size);
-    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  }
-  ~InputFile() { ::close(fd_); }
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-
-  std::uint64_t size() const { return size_; }
-
-  void read_exact(std::uint8_t* dst, std::size_t n, std::uint64_t offset) const {
-    std::size_t done = 0;
-    while (done < n) {
-      const ssize_t r = ::pread(fd_, dst + done, n - done, static_cast<off_t>(offset + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        throw_at(ErrorCategory::io, path_, "read failed: " + errno_text(errno));
-      }
-      if (r == 0) throw_at(ErrorCategory::io, path_, "the file shrank while it was being read");
-      done += static_cast<std::size_t>(r);
-    }
-  }
-
- private:
-  fs::path path_;
-  int fd_ = -1;
-  std::uint64_t size_ = 0;
-};
-
-std::uint64_t load_be64(const std::uint8_t* p) { return idea_load_be64(p); }
-
-}  // namespace
-
-namespace {
 
 // "PATH is readable by others (mode 0644)", or "" when only the owner may read or write it.
 std::string exposure(const fs::path& path, unsigned mode) {
@@ -205,49 +135,39 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
     const io::JobFile writes[] = {{"the output", out}};
     io::check_writes_apart(reads, writes);
   }
-  InputFile input(in);
-  if (out != "-") {
-    struct stat st {};
-    if (::stat(out.c_str(), &st) == 0) {  // links followed: what would be replaced
-      if (S_ISDIR(st.st_mode)) throw_at(ErrorCategory::usage, out, "is a folder; name the output file");
-      if (S_ISREG(st.st_mode) && !options.replace)
-        throw_setting(ErrorCategory::usage, IdeaSetting::replace, out, "already exists; refusing to replace it");
-    }
-  }
-  const std::uint64_t size = input.size();
-  const std::string n_bytes = std::to_string(size) + (size == 1 ? " byte" : " bytes");
-  if (ctr && !enc && size < kIdeaNonceBytes)
-    throw_at(ErrorCategory::decode, in, "truncated: " + n_bytes + ", shorter than the 8-byte CTR nonce it must start with");
-  if (!ctr && !enc && size % kIdeaBlockBytes != 0)
-    throw_at(ErrorCategory::decode, in, "truncated or not ECB ciphertext: " + n_bytes + " is not a whole number of 8-byte blocks");
-  if (ecb_pad && !enc && size == 0)
-    throw_setting(ErrorCategory::decode, IdeaSetting::pad, in, "empty, but a padded ECB ciphertext holds at least one block");
-  if (!ctr && enc && !options.pad && size % kIdeaBlockBytes != 0)
-    throw_setting(ErrorCategory::decode, IdeaSetting::pad, in,
-                  n_bytes + " is not a whole number of 8-byte blocks, which ECB without padding needs");
+  detail::InputStream input(in);
+  detail::check_output(out, options.replace);
+  const fs::path& name = input.name();
+  // What a file's size says before any work (standard input says it at its end, below).
+  auto check_size = [&](std::uint64_t size) {
+    const std::string n_bytes = std::to_string(size) + (size == 1 ? " byte" : " bytes");
+    if (ctr && !enc && size < kIdeaNonceBytes)
+      throw_at(ErrorCategory::decode, name, "truncated: " + n_bytes + ", shorter than the 8-byte CTR nonce it must start with");
+    if (!ctr && !enc && size % kIdeaBlockBytes != 0)
+      throw_at(ErrorCategory::decode, name, "truncated or not ECB ciphertext: " + n_bytes + " is not a whole number of 8-byte blocks");
+    if (ecb_pad && !enc && size == 0)
+      throw_setting(ErrorCategory::decode, IdeaSetting::pad, name, "empty, but a padded ECB ciphertext holds at least one block");
+    if (!ctr && enc && !options.pad && size % kIdeaBlockBytes != 0)
+      throw_setting(ErrorCategory::decode, IdeaSetting::pad, name,
+                    n_bytes + " is not a whole number of 8-byte blocks, which ECB without padding needs");
+  };
+  if (input.size()) check_size(*input.size());
 
-  const std::uint64_t data_offset = ctr && !enc ? kIdeaNonceBytes : 0;
-  const std::uint64_t data = size - data_offset;
   IdeaJob job;
   std::array<std::uint8_t, kIdeaNonceBytes> nonce{};
+  std::uint64_t header = 0;
   if (ctr) {
     if (enc) {
       if (options.nonce) idea_store_be64(nonce.data(), *options.nonce);
       else random_bytes(nonce.data(), nonce.size());
     } else {
-      input.read_exact(nonce.data(), nonce.size(), 0);
+      header = input.read(nonce.data(), nonce.size());
+      if (header < kIdeaNonceBytes) check_size(header);
     }
-    job = idea_ctr_job(key, load_be64(nonce.data()));
+    job = idea_ctr_job(key, idea_load_be64(nonce.data()));
   } else {
     job = idea_ecb_job(key, direction);
   }
-
-  // Chunk j holds data bytes [j*C, min((j+1)*C, data)); ECB encryption with padding appends the
-  // padding to the last chunk, so an input of a whole number of chunks (or an empty one) still
-  // gets its chunk for the padding block.
-  std::uint64_t nchunks = (data + C - 1) / C;
-  if (ecb_pad && enc && nchunks == 0) nchunks = 1;
-  const std::size_t slot_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(C, (data + 15) / 16 * 16)) + 16;
 
   io::OutputOptions out_options;
   out_options.mode = enc ? 0666 : 0600;
@@ -255,79 +175,58 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   io::OutputFile output(out, out_options);
   if (ctr && enc) output.write(nonce.data(), nonce.size());
 
-  std::array<HostBuffer<std::uint8_t>, 3> slots;
-  for (auto& s : slots) s = executor.host_buffer(slot_bytes);
-  std::array<std::size_t, 3> out_len{};
-  auto in_len = [&](std::uint64_t j) {
-    const std::uint64_t first = j * C;
-    return static_cast<std::size_t>(first >= data ? 0 : std::min<std::uint64_t>(C, data - first));
+  // Batch j holds data bytes [j*C, (j+1)*C); ECB encryption with padding appends the padding to
+  // the last batch (its slot has room for it).
+  const std::uint64_t size = input.size().value_or(0);
+  const std::size_t data_bytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(C, input.size() ? (size - header + 15) / 16 * 16 : C));
+  detail::SlotPipeline pipe;
+  for (auto& s : pipe.slots) s.in = executor.host_buffer(data_bytes + 16);
+  std::uint64_t total = header;
+  pipe.read = [&](std::uint64_t, detail::Slot& slot) {
+    detail::Batch b;
+    b.bytes = input.read(slot.in.data(), std::min(C, slot.in.size() - 16));
+    b.last = b.bytes < C || input.at_end();
+    return b;
   };
-
-  auto transform = [&](std::uint64_t j) {
-    nvtx::Range r("crypt", nvtx::Color::compute, static_cast<std::int64_t>(j));
-    std::uint8_t* buf = slots[j % 3].data();
-    const std::size_t n = in_len(j);
-    const bool last = j + 1 == nchunks;
-    std::size_t len = n;
-    if (ecb_pad && enc && last) {
-      const std::size_t p = kIdeaBlockBytes - n % kIdeaBlockBytes;  // 1..8
+  pipe.transform = [&](std::uint64_t j, const detail::Batch& batch, detail::Slot& slot) -> std::size_t {
+    total += batch.bytes;
+    if (batch.last && !input.size()) check_size(total);
+    std::uint8_t* buf = slot.in.data();
+    std::size_t len = batch.bytes;
+    if (ecb_pad && enc && batch.last) {
+      const std::size_t p = kIdeaBlockBytes - len % kIdeaBlockBytes;  // 1..8
       std::memset(buf + len, static_cast<int>(p), p);
       len += p;
     }
     if (len % kIdeaBlockBytes) std::memset(buf + len, 0, kIdeaBlockBytes - len % kIdeaBlockBytes);  // CTR's partial block
-    const std::size_t blocks = (len + kIdeaBlockBytes - 1) / kIdeaBlockBytes;
-    executor.run(job.advanced(j * (C / kIdeaBlockBytes)), buf, buf, blocks);
-    std::size_t keep = ctr ? n : len;
-    if (ecb_pad && !enc && last) {
+    executor.run(job.advanced(j * (C / kIdeaBlockBytes)), buf, buf, (len + kIdeaBlockBytes - 1) / kIdeaBlockBytes);
+    std::size_t keep = ctr ? batch.bytes : len;
+    if (ecb_pad && !enc && batch.last) {
       const std::uint8_t p = buf[len - 1];
       bool ok = p >= 1 && p <= kIdeaBlockBytes;
       for (std::size_t i = 0; ok && i < p; ++i) ok = buf[len - 1 - i] == p;
       if (!ok)
-        throw_setting(ErrorCategory::decode, IdeaSetting::pad, in,
+        throw_setting(ErrorCategory::decode, IdeaSetting::pad, name,
                       "bad padding: the last block does not end in PKCS#7 padding: a wrong key, a damaged file, or "
                       "data that was not encrypted with ECB padding");
       keep = len - p;
     }
-    out_len[j % 3] = keep;
+    return keep;
   };
-
-  // The futures are declared after everything their tasks touch, so that on an exception they are
-  // joined (std::async futures wait in their destructor) before those objects go away.
-  std::future<void> reading, writing;
-  auto start_read = [&](std::uint64_t j) {
-    return std::async(std::launch::async, [&, j] {
-      nvtx::Range r("read", nvtx::Color::io, static_cast<std::int64_t>(j));
-      input.read_exact(slots[j % 3].data(), in_len(j), data_offset + j * C);
-    });
+  pipe.write = [&](const std::uint8_t* data, std::size_t n) { output.write(data, n); };
+  std::uint64_t done = header;
+  pipe.done = [&](const detail::Batch& b) {
+    done += b.bytes;
+    if (progress) progress(done, std::max(size, done));
   };
-  std::uint64_t done = 0;
-  if (nchunks) reading = start_read(0);
-  for (std::uint64_t j = 0; j < nchunks; ++j) {
-    reading.get();
-    // Slot (j+1)%3 last held chunk j-2, whose write was waited for in the previous iteration.
-    if (j + 1 < nchunks) reading = start_read(j + 1);
-    transform(j);
-    if (writing.valid()) {
-      writing.get();
-      done += in_len(j - 1);
-      if (progress) progress(done + data_offset, size);
-    }
-    writing = std::async(std::launch::async, [&, j] {
-      nvtx::Range r("write", nvtx::Color::io, static_cast<std::int64_t>(j));
-      output.write(slots[j % 3].data(), out_len[j % 3]);
-    });
-  }
-  if (writing.valid()) {
-    writing.get();
-    done += in_len(nchunks - 1);
-  }
+  pipe.run();
   {
     nvtx::Range r("commit", nvtx::Color::io);
     output.commit();
   }
-  if (progress) progress(size, size);
   IdeaFileResult result;
-  result.bytes_in = size;
+  result.bytes_in = total;
   result.bytes_out = output.written();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
