@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wk/core/backend.hpp"
 #include "wk/core/dist.hpp"
@@ -100,7 +101,28 @@ BackendSelection choose_backend(const char* prog, const std::string& device, boo
 // driver's: "none" without one) and which optional parts this build has (nvJPEG, MPI, libexiv2).
 std::string version_text(const char* prog);
 
-// Adds --version (version_text) to `app`, parses argv and calls body(); maps CLI11 errors to
+// What --help-all prints: the help of `app` as --help shows it, then each subcommand's help (as
+// `PROG SUB --help` shows it) under a line "PROG SUB:", indented by two spaces; a subcommand's
+// footer that the app's own footer already holds is not repeated. The man pages are made from it
+// (share/app_docs.cmake runs help2man on it).
+std::string full_help(const CLI::App& app);
+
+// What --completion bash|zsh prints: a completion script for `prog` made from `app` itself, so that
+// it never disagrees with the parser: the subcommands, the options of each (flags; options with a
+// value: CLI::IsMember choices as words, numbers nothing, anything else file names) and the
+// positionals (file names; one named "pipeline", wk-image's, completes the image operations of
+// wk/image/op.hpp through pipeline_words, after the last ','). Hidden options (empty group) are
+// left out. One level of subcommands. Throws wk::Error{usage} for a shell other than bash or zsh.
+std::string completion_script(const char* prog, const CLI::App& app, std::string_view shell);
+// The words a pipeline's operations complete to: every operation's name and alias ("NAME:" for one
+// that needs an argument), and "NAME:CHOICE" for each choice of a first argument that is a choice
+// (flip:h, rotate:90, sobel:dx; a required choice stands for "NAME:" itself).
+std::vector<std::string> pipeline_words();
+
+// Adds --version (version_text), --help-all (full_help; shown in --help only for an app with
+// subcommands) and the hidden --completion bash|zsh (completion_script) to `app`, each unless the
+// app defined it itself; they answer before any required argument is checked, on standard output,
+// exit 0. Then parses argv and calls body(); maps CLI11 errors to
 // exit 2 (help/version to 0), wk::Error of
 // category usage to 2, any other exception to 1, with a one-line message. In a distributed run an
 // exception from body() ends every rank (MPI_Abort): the others would wait for this one forever.
