@@ -7,7 +7,8 @@ set -euo pipefail
 
 PACKAGES=(cmake ninja-build g++ pkg-config libopencv-dev catch2 libssl-dev libcrypt-dev
           libcli11-dev nlohmann-json3-dev libfmt-dev libgcrypt20-dev libopenmpi-dev openmpi-bin python3
-          libexiv2-dev exiv2 icc-profiles-free)  # the metadata tests: exiv2's CLI, a real ICC profile
+          libexiv2-dev exiv2 icc-profiles-free  # the metadata tests: exiv2's CLI, a real ICC profile
+          help2man)  # the apps' man pages, made from their --help-all at build time
 if [ "${1:-}" = "--fuzz" ]; then
   PACKAGES+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 fi
