@@ -84,6 +84,12 @@ __global__ void interleave_kernel(std::uint8_t* __restrict__ data, std::uint8_t*
   }
 }
 
+// The bytes after n up to the end of its 8-byte block: IDEA runs whole blocks, and the part of a
+// partial last CTR block past the data is computed, then dropped; zeroed, it is defined.
+void zero_partial_block(std::uint8_t* d, std::size_t n, cudaStream_t s) {
+  if (n % kIdeaBlockBytes) WK_CUDA_CHECK(cudaMemsetAsync(d + n, 0, kIdeaBlockBytes - n % kIdeaBlockBytes, s));
+}
+
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 detail::HmacSha256State state_of(const IdeaMacKey& mac) {
@@ -142,6 +148,7 @@ void IdeaGpuEngine::Impl::seal(const IdeaSealJob& job, const std::uint8_t* h_pla
     const BatchShape shape{S, count, n - (count - 1) * S};
     const IdeaSealJob part = job.part(first, first + count == chunks);
     if (n) WK_CUDA_CHECK(cudaMemcpyAsync(slot.data.get(), h_plain + off, n, cudaMemcpyHostToDevice, s));
+    zero_partial_block(slot.data.get(), n, s);
     idea_gpu(part.cipher, slot.data.get(), slot.data.get(), (n + kIdeaBlockBytes - 1) / kIdeaBlockBytes, kc, nullptr, s);
     const std::size_t leaves = (n + detail::kLeafBytes - 1) / detail::kLeafBytes;
     if (leaves) leaf_digest_kernel<<<blocks_for(leaves), kThreads, 0, s>>>(slot.data.get(), n, leaves, slot.digests.get());
@@ -177,6 +184,7 @@ void IdeaGpuEngine::Impl::open(const IdeaSealJob& job, const std::uint8_t* h_sea
                                   cudaMemcpyHostToDevice, s));
     interleave_kernel<false><<<dim3(std::max(1u, blocks_for(S / 16 / 4)), static_cast<unsigned>(count)), kThreads, 0, s>>>(
         slot.data.get(), slot.sealed.get(), shape);
+    zero_partial_block(slot.data.get(), n, s);
     const std::size_t leaves = (n + detail::kLeafBytes - 1) / detail::kLeafBytes;
     if (leaves) leaf_digest_kernel<<<blocks_for(leaves), kThreads, 0, s>>>(slot.data.get(), n, leaves, slot.digests.get());
     chunk_tag_kernel<<<blocks_for(count), kThreads, 0, s>>>(key, slot.digests.get(), shape, part.first_index, part.last_final,
