@@ -3,10 +3,9 @@
 // book's headerless format (--raw). Argument parsing, printing and exit codes only; the work is in
 // the warpkit library (wk/cipher/idea.hpp, idea_file.hpp, idea_container.hpp).
 #include <fmt/core.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <bit>
@@ -26,7 +25,7 @@
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/core/rung.hpp"
-#include "wk/core/terminal.hpp"
+#include "wk/hash/secret_input.hpp"
 #include "wk/io/output_file.hpp"
 
 namespace fs = std::filesystem;
@@ -221,21 +220,28 @@ void read_passphrase_file(const fs::path& path, bool strict_perms, std::string& 
   if (out.empty()) throw Error(ErrorCategory::decode, io::printable(path.string()) + ": the passphrase (its first line) is empty");
 }
 
-// A passphrase typed at the terminal without echo, twice to encrypt.
+// A passphrase typed at the terminal (/dev/tty, so that standard input and output stay free for
+// data) without echo, twice to encrypt.
 void prompt_passphrase(bool twice, std::string& out) {
-  auto first = wk::read_hidden_line("Passphrase: ");
-  if (!first)
+  const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0)
     throw Error(ErrorCategory::usage,
                 "no key: give --key FILE or --passphrase-file FILE (there is no terminal to type a passphrase at)");
-  out.swap(*first);
-  OPENSSL_cleanse(first->data(), first->size());
-  if (out.empty()) throw Error(ErrorCategory::usage, "the passphrase is empty; nothing was done");
-  if (twice) {
-    auto again = wk::read_hidden_line("Retype passphrase: ");
-    const bool same = again && *again == out;
-    if (again) OPENSSL_cleanse(again->data(), again->size());
-    if (!same) throw Error(ErrorCategory::usage, "the passphrases differ; nothing was done");
-  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{tty};
+  auto ask = [&](const char* prompt) {
+    auto line = hash::read_typed_line(tty, tty, prompt, hash::Echo::off);
+    if (!line) throw Error(ErrorCategory::usage, "no passphrase typed (end of input); nothing was done");
+    return std::move(*line);
+  };
+  const hash::SecretBuffer first = ask("Passphrase: ");
+  if (first.size() == 0) throw Error(ErrorCategory::usage, "the passphrase is empty; nothing was done");
+  if (twice && ask("Retype passphrase: ").view() != first.view())
+    throw Error(ErrorCategory::usage, "the passphrases differ; nothing was done");
+  out.reserve(first.size());
+  out.assign(first.view());
 }
 
 cipher::IdeaKey read_key(const CryptArgs& a) {

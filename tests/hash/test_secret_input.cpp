@@ -350,7 +350,7 @@ extern "C" void note_signal(int) {
 }  // namespace
 
 TEST_CASE("read_typed_line: no echo while the password is typed, the terminal as it was after", "[hash][input][tty]") {
-  wk::hash::test::Pty pty;
+  wk::test::Pty pty;
   PromptPipe prompt;
   REQUIRE(pty.echo_on());
   bool echo_at_prompt = true;
@@ -388,7 +388,7 @@ TEST_CASE("read_typed_line: no echo while the password is typed, the terminal as
 }
 
 TEST_CASE("read_typed_line: Ctrl-D is the end of input, a pipe is no terminal, an over-long line is an error", "[hash][input][tty]") {
-  wk::hash::test::Pty pty;
+  wk::test::Pty pty;
   PromptPipe prompt;
   pty.type("\x04");  // ^D at the start of a line
   // Echo::on: no flush of what was typed ahead (Echo::off drops it: it was echoed).
@@ -425,7 +425,7 @@ TEST_CASE("read_typed_line: Ctrl-D is the end of input, a pipe is no terminal, a
 }
 
 TEST_CASE("read_typed_line: a signal while the echo is off finds the terminal restored, then the read goes on", "[hash][input][tty]") {
-  wk::hash::test::Pty pty;
+  wk::test::Pty pty;
   PromptPipe prompt;
   g_handler_tty = pty.slave();
   g_handler_calls = 0;

@@ -16,8 +16,8 @@
 #include "test_support.hpp"
 #include "wk/hash/crypt.hpp"
 
-using wk::hash::test::Pty;
-using wk::hash::test::PtyProgram;
+using wk::test::Pty;
+using wk::test::PtyProgram;
 
 namespace {
 

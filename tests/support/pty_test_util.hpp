@@ -1,5 +1,6 @@
 #pragma once
-// A pseudo-terminal for the hash tests: a person typing at a terminal, played through its master
+// A pseudo-terminal for the tests of what is typed at a terminal (wk-hash passwords, wk-crypt
+// passphrases): a person typing at a terminal, played through its master
 // side. posix_openpt and friends: no libutil needed.
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-namespace wk::hash::test {
+namespace wk::test {
 
 // A terminal pair: `master` is the keyboard and the screen, `slave` (also open here, so that its
 // settings can be read while no one else has it open) what a program reads and writes.
@@ -161,4 +162,4 @@ class PtyProgram {
   std::optional<int> status_;
 };
 
-}  // namespace wk::hash::test
+}  // namespace wk::test
