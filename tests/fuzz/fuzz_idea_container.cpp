@@ -23,22 +23,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-wc::IdeaExecutor& executor() {
-  static wc::IdeaExecutor ex([] {
-    wc::IdeaExecution e;
-    e.backend = wk::Backend::cpu;
-    e.cpu_threads = 1;
-    return e;
-  }());
-  return ex;
-}
+using wk::fuzz::idea_cpu_executor;
 
 // Opens `in` into `out`; a failure must be a wk::Error and leave no output.
 bool open(const fs::path& in, const fs::path& out, const wc::IdeaSecret& secret, const wc::ContainerOptions& o) {
   std::error_code ec;
   fs::remove(out, ec);
   try {
-    wc::idea_open_file(in, out, secret, o, executor());
+    wc::idea_open_file(in, out, secret, o, idea_cpu_executor());
     return true;
   } catch (const wk::Error&) {
     check(!fs::exists(out), "a refused container leaves no output");
@@ -81,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Seal the body, change the file, open it.
   wk::fuzz::write_bytes(dir / "plain", body);
   try {
-    wc::idea_seal_file(dir / "plain", dir / "sealed", secret, o, executor());
+    wc::idea_seal_file(dir / "plain", dir / "sealed", secret, o, idea_cpu_executor());
   } catch (const wk::Error& e) {
     fail(std::string("sealing failed: ") + e.what());
   }

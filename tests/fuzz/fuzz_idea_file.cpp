@@ -19,15 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-wc::IdeaExecutor& executor() {
-  static wc::IdeaExecutor ex([] {
-    wc::IdeaExecution e;
-    e.backend = wk::Backend::cpu;
-    e.cpu_threads = 1;
-    return e;
-  }());
-  return ex;
-}
+using wk::fuzz::idea_cpu_executor;
 
 std::vector<std::uint8_t> file_bytes(const fs::path& p) { return wk::io::read_file(p); }
 
@@ -38,7 +30,7 @@ bool crypt(wc::IdeaDirection dir, const fs::path& in, const fs::path& out, const
   std::error_code ec;
   fs::remove(out, ec);
   try {
-    const wc::IdeaFileResult r = wc::idea_crypt_file(dir, in, out, key, opt, executor());
+    const wc::IdeaFileResult r = wc::idea_crypt_file(dir, in, out, key, opt, idea_cpu_executor());
     check(fs::file_size(out) == r.bytes_out && fs::file_size(in) == r.bytes_in, "the result reports the file sizes");
     return true;
   } catch (const wk::Error&) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "wk/cipher/idea.hpp"
+
 namespace wk::fuzz {
 
 [[noreturn]] inline void fail(const std::string& what) {
@@ -44,6 +46,17 @@ inline void write_bytes(const std::filesystem::path& p, std::span<const std::uin
   std::ofstream f(p, std::ios::binary | std::ios::trunc);
   f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!f) fail("cannot write scratch file " + p.string());
+}
+
+// The IDEA targets' executor: the CPU path on one thread (no CUDA call).
+inline cipher::IdeaExecutor& idea_cpu_executor() {
+  static cipher::IdeaExecutor ex([] {
+    cipher::IdeaExecution e;
+    e.backend = Backend::cpu;
+    e.cpu_threads = 1;
+    return e;
+  }());
+  return ex;
 }
 
 }  // namespace wk::fuzz

@@ -287,23 +287,7 @@ IdeaFileResult idea_seal_file(const fs::path& in, const fs::path& out, const Ide
     executor.seal(job.part(j * K, batch.last), slot.in.data(), len, slot.out.data());
     return idea_sealed_bytes(len, S);
   };
-  pipe.write = [&](const std::uint8_t* data, std::size_t n) { output.write(data, n); };
-  std::uint64_t done = 0;
-  const std::uint64_t size = input.size().value_or(0);
-  pipe.done = [&](const detail::Batch& b) {
-    done += b.bytes;
-    if (progress) progress(done, std::max(size, done));
-  };
-  pipe.run();
-  {
-    nvtx::Range r("commit", nvtx::Color::io);
-    output.commit();
-  }
-  IdeaFileResult result;
-  result.bytes_in = total;
-  result.bytes_out = output.written();
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result;
+  return pipe.run_into(output, input, 0, progress, t0);
 }
 
 IdeaFileResult idea_open_file(const fs::path& in, const fs::path& out, const IdeaSecret& secret, const ContainerOptions& options,
@@ -413,23 +397,7 @@ IdeaFileResult idea_open_file(const fs::path& in, const fs::path& out, const Ide
     }
     return keep;
   };
-  pipe.write = [&](const std::uint8_t* data, std::size_t n) { output.write(data, n); };
-  std::uint64_t done = kContainerHeaderBytes;
-  const std::uint64_t size = input.size().value_or(0);
-  pipe.done = [&](const detail::Batch& b) {
-    done += b.bytes;
-    if (progress) progress(done, std::max(size, done));
-  };
-  pipe.run();
-  {
-    nvtx::Range r("commit", nvtx::Color::io);
-    output.commit();
-  }
-  IdeaFileResult result;
-  result.bytes_in = total;
-  result.bytes_out = output.written();
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result;
+  return pipe.run_into(output, input, kContainerHeaderBytes, progress, t0);
 }
 
 ContainerInfo idea_container_info(const fs::path& path) {

@@ -30,6 +30,18 @@ struct IdeaGpuEngine::Impl {
   };
   std::vector<SealSlot> seal_slots;
   std::size_t seal_chunk_bytes = 0, seal_batch_chunks = 0;
+  // One batch of an authenticated run, as for_each_batch hands it out.
+  struct SealBatch {
+    Stream& stream;
+    SealSlot& slot;
+    std::size_t first, count;  // its chunks
+    std::size_t off, n;        // where its data starts in the run, and its bytes
+    IdeaSealJob part;          // the job of its first chunk
+  };
+  // Cuts a run of `bytes` into batches of seal_batch_chunks chunks, round-robin over the streams
+  // and slots, calls fn(batch) for each (which queues the batch's work on its stream), then waits.
+  template <class Fn>
+  void for_each_batch(const IdeaSealJob& job, std::size_t bytes, Fn&& fn);
 
   // The row of `name` for `device` (the default's is the device's architecture's).
   Impl(int dev, std::string_view name) : device(dev) {

@@ -214,22 +214,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
     }
     return keep;
   };
-  pipe.write = [&](const std::uint8_t* data, std::size_t n) { output.write(data, n); };
-  std::uint64_t done = header;
-  pipe.done = [&](const detail::Batch& b) {
-    done += b.bytes;
-    if (progress) progress(done, std::max(size, done));
-  };
-  pipe.run();
-  {
-    nvtx::Range r("commit", nvtx::Color::io);
-    output.commit();
-  }
-  IdeaFileResult result;
-  result.bytes_in = total;
-  result.bytes_out = output.written();
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result;
+  return pipe.run_into(output, input, header, progress, t0);
 }
 
 }  // namespace wk::cipher

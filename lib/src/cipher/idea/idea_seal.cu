@@ -131,71 +131,68 @@ IdeaKernelConfig seal_kernel(IdeaKernelConfig k) {
 
 }  // namespace
 
-void IdeaGpuEngine::Impl::seal(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed) {
-  nvtx::Range range("idea-seal-gpu", nvtx::Color::compute, device);
+template <class Fn>
+void IdeaGpuEngine::Impl::for_each_batch(const IdeaSealJob& job, std::size_t bytes, Fn&& fn) {
   WK_CUDA_CHECK(cudaSetDevice(device));
   prepare_seal(job.chunk_bytes);
   const std::size_t S = job.chunk_bytes, K = seal_batch_chunks;
   const std::size_t chunks = idea_sealed_chunks(bytes, S);
-  const detail::HmacSha256State key = state_of(job.mac);
-  const IdeaKernelConfig kc = seal_kernel(kernel);
   for (std::size_t b = 0, first = 0; first < chunks; ++b, first += K) {
     const std::size_t i = b % streams.size();
-    Stream& s = streams[i];
-    SealSlot& slot = seal_slots[i];
     const std::size_t count = std::min(K, chunks - first);
     const std::size_t off = first * S, n = std::min(count * S, bytes - std::min(bytes, off));
-    const BatchShape shape{S, count, n - (count - 1) * S};
-    const IdeaSealJob part = job.part(first, first + count == chunks);
-    if (n) WK_CUDA_CHECK(cudaMemcpyAsync(slot.data.get(), h_plain + off, n, cudaMemcpyHostToDevice, s));
-    zero_partial_block(slot.data.get(), n, s);
-    idea_gpu(part.cipher, slot.data.get(), slot.data.get(), (n + kIdeaBlockBytes - 1) / kIdeaBlockBytes, kc, nullptr, s);
-    const std::size_t leaves = (n + detail::kLeafBytes - 1) / detail::kLeafBytes;
-    if (leaves) leaf_digest_kernel<<<blocks_for(leaves), kThreads, 0, s>>>(slot.data.get(), n, leaves, slot.digests.get());
-    chunk_tag_kernel<<<blocks_for(count), kThreads, 0, s>>>(key, slot.digests.get(), shape, part.first_index, part.last_final,
-                                                            true, slot.sealed.get());
-    interleave_kernel<true><<<dim3(std::max(1u, blocks_for(S / 16 / 4)), static_cast<unsigned>(count)), kThreads, 0, s>>>(
-        slot.data.get(), slot.sealed.get(), shape);
-    WK_CUDA_CHECK_LAUNCH();
-    WK_CUDA_CHECK(cudaMemcpyAsync(h_sealed + first * (S + kIdeaTagBytes), slot.sealed.get(), n + count * kIdeaTagBytes,
-                                  cudaMemcpyDeviceToHost, s));
+    fn(SealBatch{streams[i], seal_slots[i], first, count, off, n, job.part(first, first + count == chunks)});
   }
   for (auto& s : streams) s.synchronize();
+}
+
+void IdeaGpuEngine::Impl::seal(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed) {
+  nvtx::Range range("idea-seal-gpu", nvtx::Color::compute, device);
+  const detail::HmacSha256State key = state_of(job.mac);
+  const IdeaKernelConfig kc = seal_kernel(kernel);
+  const std::size_t S = job.chunk_bytes;
+  for_each_batch(job, bytes, [&](const SealBatch& b) {
+    const BatchShape shape{S, b.count, b.n - (b.count - 1) * S};
+    std::uint8_t* data = b.slot.data.get();
+    if (b.n) WK_CUDA_CHECK(cudaMemcpyAsync(data, h_plain + b.off, b.n, cudaMemcpyHostToDevice, b.stream));
+    zero_partial_block(data, b.n, b.stream);
+    idea_gpu(b.part.cipher, data, data, (b.n + kIdeaBlockBytes - 1) / kIdeaBlockBytes, kc, nullptr, b.stream);
+    const std::size_t leaves = (b.n + detail::kLeafBytes - 1) / detail::kLeafBytes;
+    if (leaves) leaf_digest_kernel<<<blocks_for(leaves), kThreads, 0, b.stream>>>(data, b.n, leaves, b.slot.digests.get());
+    chunk_tag_kernel<<<blocks_for(b.count), kThreads, 0, b.stream>>>(key, b.slot.digests.get(), shape, b.part.first_index,
+                                                                     b.part.last_final, true, b.slot.sealed.get());
+    interleave_kernel<true><<<dim3(std::max(1u, blocks_for(S / 16 / 4)), static_cast<unsigned>(b.count)), kThreads, 0, b.stream>>>(
+        data, b.slot.sealed.get(), shape);
+    WK_CUDA_CHECK_LAUNCH();
+    WK_CUDA_CHECK(cudaMemcpyAsync(h_sealed + b.first * (S + kIdeaTagBytes), b.slot.sealed.get(), b.n + b.count * kIdeaTagBytes,
+                                  cudaMemcpyDeviceToHost, b.stream));
+  });
 }
 
 void IdeaGpuEngine::Impl::open(const IdeaSealJob& job, const std::uint8_t* h_sealed, std::size_t bytes, std::uint8_t* h_plain,
                                std::uint8_t* h_tags) {
   nvtx::Range range("idea-open-gpu", nvtx::Color::compute, device);
-  WK_CUDA_CHECK(cudaSetDevice(device));
-  prepare_seal(job.chunk_bytes);
-  const std::size_t S = job.chunk_bytes, K = seal_batch_chunks;
-  const std::size_t chunks = idea_sealed_chunks(bytes, S);
   const detail::HmacSha256State key = state_of(job.mac);
   const IdeaKernelConfig kc = seal_kernel(kernel);
-  for (std::size_t b = 0, first = 0; first < chunks; ++b, first += K) {
-    const std::size_t i = b % streams.size();
-    Stream& s = streams[i];
-    SealSlot& slot = seal_slots[i];
-    const std::size_t count = std::min(K, chunks - first);
-    const std::size_t off = first * S, n = std::min(count * S, bytes - std::min(bytes, off));
-    const BatchShape shape{S, count, n - (count - 1) * S};
-    const IdeaSealJob part = job.part(first, first + count == chunks);
-    WK_CUDA_CHECK(cudaMemcpyAsync(slot.sealed.get(), h_sealed + first * (S + kIdeaTagBytes), n + count * kIdeaTagBytes,
-                                  cudaMemcpyHostToDevice, s));
-    interleave_kernel<false><<<dim3(std::max(1u, blocks_for(S / 16 / 4)), static_cast<unsigned>(count)), kThreads, 0, s>>>(
-        slot.data.get(), slot.sealed.get(), shape);
-    zero_partial_block(slot.data.get(), n, s);
-    const std::size_t leaves = (n + detail::kLeafBytes - 1) / detail::kLeafBytes;
-    if (leaves) leaf_digest_kernel<<<blocks_for(leaves), kThreads, 0, s>>>(slot.data.get(), n, leaves, slot.digests.get());
-    chunk_tag_kernel<<<blocks_for(count), kThreads, 0, s>>>(key, slot.digests.get(), shape, part.first_index, part.last_final,
-                                                            false, slot.tags.get());
+  const std::size_t S = job.chunk_bytes;
+  for_each_batch(job, bytes, [&](const SealBatch& b) {
+    const BatchShape shape{S, b.count, b.n - (b.count - 1) * S};
+    std::uint8_t* data = b.slot.data.get();
+    WK_CUDA_CHECK(cudaMemcpyAsync(b.slot.sealed.get(), h_sealed + b.first * (S + kIdeaTagBytes), b.n + b.count * kIdeaTagBytes,
+                                  cudaMemcpyHostToDevice, b.stream));
+    interleave_kernel<false><<<dim3(std::max(1u, blocks_for(S / 16 / 4)), static_cast<unsigned>(b.count)), kThreads, 0, b.stream>>>(
+        data, b.slot.sealed.get(), shape);
+    zero_partial_block(data, b.n, b.stream);
+    const std::size_t leaves = (b.n + detail::kLeafBytes - 1) / detail::kLeafBytes;
+    if (leaves) leaf_digest_kernel<<<blocks_for(leaves), kThreads, 0, b.stream>>>(data, b.n, leaves, b.slot.digests.get());
+    chunk_tag_kernel<<<blocks_for(b.count), kThreads, 0, b.stream>>>(key, b.slot.digests.get(), shape, b.part.first_index,
+                                                                     b.part.last_final, false, b.slot.tags.get());
     WK_CUDA_CHECK_LAUNCH();
-    idea_gpu(part.cipher, slot.data.get(), slot.data.get(), (n + kIdeaBlockBytes - 1) / kIdeaBlockBytes, kc, nullptr, s);
-    if (n) WK_CUDA_CHECK(cudaMemcpyAsync(h_plain + off, slot.data.get(), n, cudaMemcpyDeviceToHost, s));
-    WK_CUDA_CHECK(cudaMemcpyAsync(h_tags + first * kIdeaTagBytes, slot.tags.get(), count * kIdeaTagBytes,
-                                  cudaMemcpyDeviceToHost, s));
-  }
-  for (auto& s : streams) s.synchronize();
+    idea_gpu(b.part.cipher, data, data, (b.n + kIdeaBlockBytes - 1) / kIdeaBlockBytes, kc, nullptr, b.stream);
+    if (b.n) WK_CUDA_CHECK(cudaMemcpyAsync(h_plain + b.off, data, b.n, cudaMemcpyDeviceToHost, b.stream));
+    WK_CUDA_CHECK(cudaMemcpyAsync(h_tags + b.first * kIdeaTagBytes, b.slot.tags.get(), b.count * kIdeaTagBytes,
+                                  cudaMemcpyDeviceToHost, b.stream));
+  });
 }
 
 void IdeaGpuEngine::seal(const IdeaSealJob& job, const std::uint8_t* h_plain, std::size_t bytes, std::uint8_t* h_sealed) {

@@ -7,6 +7,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -162,6 +163,26 @@ void SlotPipeline::run() {
   }
   writing.get();
   if (done) done(pending_done);
+}
+
+IdeaFileResult SlotPipeline::run_into(io::OutputFile& output, const InputStream& input, std::uint64_t done_bytes,
+                                      const IdeaProgressFn& progress, std::chrono::steady_clock::time_point t0) {
+  write = [&output](const std::uint8_t* data, std::size_t n) { output.write(data, n); };
+  const std::uint64_t size = input.size().value_or(0);
+  done = [&](const Batch& b) {
+    done_bytes += b.bytes;
+    if (progress) progress(done_bytes, std::max(size, done_bytes));
+  };
+  run();
+  {
+    nvtx::Range r("commit", nvtx::Color::io);
+    output.commit();
+  }
+  IdeaFileResult result;
+  result.bytes_in = input.consumed();
+  result.bytes_out = output.written();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
 }
 
 }  // namespace wk::cipher::detail

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace wk::cipher::detail {
 
@@ -81,6 +83,11 @@ struct SlotPipeline {
   std::function<void(const Batch&)> done;
   // Runs batches until the one read as last has been written.
   void run();
+  // Sets write to append to `output`, runs, commits the output and returns the result: the bytes
+  // read from `input`, the bytes written, the seconds since t0. Progress reports the input bytes
+  // done, from `done_bytes` (what was read before the batches: a header).
+  IdeaFileResult run_into(io::OutputFile& output, const InputStream& input, std::uint64_t done_bytes, const IdeaProgressFn& progress,
+                          std::chrono::steady_clock::time_point t0);
 };
 
 }  // namespace wk::cipher::detail
