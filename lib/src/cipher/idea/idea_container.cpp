@@ -215,13 +215,7 @@ IdeaFileResult idea_seal_file(const fs::path& in, const fs::path& out, const Ide
   if (options.chunk_log2 < kMinChunkLog2 || options.chunk_log2 > kMaxChunkLog2)
     throw Error(ErrorCategory::usage, "the chunk size must be 2^10..2^24 bytes (1 KiB..16 MiB)");
   if (!secret.key && secret.passphrase.empty()) throw Error(ErrorCategory::usage, "no key file and no passphrase");
-  {
-    const io::JobFile reads[] = {{"the input", in}};
-    const io::JobFile writes[] = {{"the output", out}};
-    io::check_writes_apart(reads, writes);
-  }
-  detail::InputStream input(in);
-  detail::check_output(out, options.replace);
+  detail::InputStream input(in, out, options.replace);
 
   ContainerHeader h;
   h.mode = options.mode;
@@ -270,12 +264,7 @@ IdeaFileResult idea_seal_file(const fs::path& in, const fs::path& out, const Ide
     s.out = executor.host_buffer(idea_sealed_bytes(cap + kIdeaBlockBytes, S) + 16);
   }
   std::uint64_t total = 0;
-  pipe.read = [&](std::uint64_t, detail::Slot& slot) {
-    detail::Batch b;
-    b.bytes = input.read(slot.in.data(), std::min(B, cap));
-    b.last = b.bytes < B || input.at_end();
-    return b;
-  };
+  pipe.read = detail::batch_reader(input, B, cap);
   pipe.transform = [&](std::uint64_t j, const detail::Batch& batch, detail::Slot& slot) -> std::size_t {
     total += batch.bytes;
     std::size_t len = batch.bytes;
@@ -293,13 +282,7 @@ IdeaFileResult idea_seal_file(const fs::path& in, const fs::path& out, const Ide
 IdeaFileResult idea_open_file(const fs::path& in, const fs::path& out, const IdeaSecret& secret, const ContainerOptions& options,
                               IdeaExecutor& executor, const IdeaProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  {
-    const io::JobFile reads[] = {{"the input", in}};
-    const io::JobFile writes[] = {{"the output", out}};
-    io::check_writes_apart(reads, writes);
-  }
-  detail::InputStream input(in);
-  detail::check_output(out, options.replace);
+  detail::InputStream input(in, out, options.replace);
   const fs::path& name = input.name();
   const ContainerHeader h = read_header(input);
   if (options.expect_mode && *options.expect_mode != h.mode)
@@ -350,12 +333,7 @@ IdeaFileResult idea_open_file(const fs::path& in, const fs::path& out, const Ide
     tags[i].resize(cap_chunks * kIdeaTagBytes);
   }
   std::uint64_t total = kContainerHeaderBytes;
-  pipe.read = [&](std::uint64_t, detail::Slot& slot) {
-    detail::Batch b;
-    b.bytes = input.read(slot.in.data(), std::min(B, cap));
-    b.last = b.bytes < B || input.at_end();
-    return b;
-  };
+  pipe.read = detail::batch_reader(input, B, cap);
   pipe.transform = [&](std::uint64_t j, const detail::Batch& batch, detail::Slot& slot) -> std::size_t {
     total += batch.bytes;
     std::size_t chunks = K, plain = K * S;

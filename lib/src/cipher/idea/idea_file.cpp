@@ -130,13 +130,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   const bool enc = direction == IdeaDirection::encrypt;
   const bool ecb_pad = !ctr && options.pad;
 
-  {
-    const io::JobFile reads[] = {{"the input", in}};
-    const io::JobFile writes[] = {{"the output", out}};
-    io::check_writes_apart(reads, writes);
-  }
-  detail::InputStream input(in);
-  detail::check_output(out, options.replace);
+  detail::InputStream input(in, out, options.replace);
   const fs::path& name = input.name();
   // What a file's size says before any work (standard input says it at its end, below).
   auto check_size = [&](std::uint64_t size) {
@@ -183,12 +177,7 @@ IdeaFileResult idea_crypt_file(IdeaDirection direction, const fs::path& in, cons
   detail::SlotPipeline pipe;
   for (auto& s : pipe.slots) s.in = executor.host_buffer(data_bytes + 16);
   std::uint64_t total = header;
-  pipe.read = [&](std::uint64_t, detail::Slot& slot) {
-    detail::Batch b;
-    b.bytes = input.read(slot.in.data(), std::min(C, slot.in.size() - 16));
-    b.last = b.bytes < C || input.at_end();
-    return b;
-  };
+  pipe.read = detail::batch_reader(input, C, data_bytes);
   pipe.transform = [&](std::uint64_t j, const detail::Batch& batch, detail::Slot& slot) -> std::size_t {
     total += batch.bytes;
     if (batch.last && !input.size()) check_size(total);

@@ -85,6 +85,28 @@ InputStream::InputStream(const fs::path& path) : name_(path == "-" ? fs::path("s
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
 
+namespace {
+const std::filesystem::path& checked_apart(const fs::path& in, const fs::path& out) {
+  const io::JobFile reads[] = {{"the input", in}};
+  const io::JobFile writes[] = {{"the output", out}};
+  io::check_writes_apart(reads, writes);
+  return in;
+}
+}  // namespace
+
+InputStream::InputStream(const fs::path& in, const fs::path& out, bool replace) : InputStream(checked_apart(in, out)) {
+  check_output(out, replace);
+}
+
+std::function<Batch(std::uint64_t, Slot&)> batch_reader(InputStream& input, std::size_t batch, std::size_t cap) {
+  return [&input, batch, cap](std::uint64_t, Slot& slot) {
+    Batch b;
+    b.bytes = input.read(slot.in.data(), std::min(batch, cap));
+    b.last = b.bytes < batch || input.at_end();
+    return b;
+  };
+}
+
 InputStream::~InputStream() {
   if (owns_fd_ && fd_ >= 0) ::close(fd_);
 }

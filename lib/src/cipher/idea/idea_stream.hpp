@@ -35,6 +35,10 @@ class InputStream {
   // "-" is standard input, whatever it is; any other path must be a regular file (opening never
   // blocks: a FIFO or device is refused). Throws wk::Error{io} naming the file.
   explicit InputStream(const std::filesystem::path& path);
+  // The input of a job that writes `out`: first refuses (wk::Error{usage}) an `out` that is `in`
+  // (links followed), then opens `in`, then refuses an `out` that is a folder or, without
+  // `replace`, an existing regular file (check_output).
+  InputStream(const std::filesystem::path& in, const std::filesystem::path& out, bool replace);
   ~InputStream();
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;
@@ -89,5 +93,9 @@ struct SlotPipeline {
   IdeaFileResult run_into(io::OutputFile& output, const InputStream& input, std::uint64_t done_bytes, const IdeaProgressFn& progress,
                           std::chrono::steady_clock::time_point t0);
 };
+
+// A SlotPipeline::read that reads `batch` bytes a batch (at most `cap`, the slots' size for a
+// small input) and marks the batch after which the input ends.
+std::function<Batch(std::uint64_t, Slot&)> batch_reader(InputStream& input, std::size_t batch, std::size_t cap);
 
 }  // namespace wk::cipher::detail
