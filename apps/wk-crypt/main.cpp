@@ -355,8 +355,14 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
     const fs::path& container = enc ? a.out : a.in;
     if (a.verbose && !a.raw && container != "-") {
       std::error_code st;
-      if (fs::is_regular_file(container, st))
-        wk::app::print_notice(kProg, "the container:\n" + cipher::describe_container(cipher::idea_container_info(container)));
+      if (fs::is_regular_file(container, st)) {
+        const std::string text = cipher::describe_container(cipher::idea_container_info(container));
+        for (std::size_t at = 0, end; at < text.size(); at = end + 1) {
+          end = text.find('\n', at);
+          if (end == std::string::npos) end = text.size();
+          wk::app::print_notice(kProg, text.substr(at, end - at));
+        }
+      }
     }
   }
   return wk::app::kSuccess;

@@ -636,3 +636,52 @@ TEST_CASE("wk-crypt error messages quote no key or file content, and escape cont
   CHECK_THAT(r.output, Catch::Contains("bad\\033]0;title\\007\\nname"));
   CHECK_FALSE(fs::exists(f.dir / "out"));
 }
+
+TEST_CASE("wk-crypt streams standard input to standard output, talks on standard error only, and info reads the header", "[cli][wk-crypt][idea][files]") {
+  Fixture f;
+  const std::string data = random_text(200000, 71);
+  wk::test::write_bytes(f.dir / "plain", data);
+  const std::string key = sh_quote(f.key.string());
+  const std::string dir = sh_quote(f.dir.path().string());
+  // A pipe in and out, both ways; the summaries go to a file of their own.
+  // (In braces: run() adds its own redirections after the command line.)
+  auto r = wk::test::run("{ cd " + dir + " && cat plain | " + wk_crypt("encrypt --device cpu --key " + key + " - -") +
+                         " 2> enc.err | " + wk_crypt("decrypt --device cpu --key " + key + " - -") + " > back 2> dec.err; }");
+  INFO(r.output);
+  INFO(wk::test::read_bytes(f.dir / "enc.err"));
+  INFO(wk::test::read_bytes(f.dir / "dec.err"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "back") == data);
+  CHECK_THAT(wk::test::read_bytes(f.dir / "enc.err"), Catch::Contains("encrypted standard input -> standard output"));
+  CHECK_THAT(wk::test::read_bytes(f.dir / "dec.err"), Catch::Contains("decrypted standard input -> standard output"));
+  // A file output: nothing on standard output, the summary on standard error; -q: nothing at all.
+  r = wk::test::run("{ cd " + dir + " && " + wk_crypt("encrypt --device cpu --key " + key + " plain sealed") + " > out.txt 2> err.txt; }");
+  REQUIRE(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "out.txt").empty());
+  CHECK_THAT(wk::test::read_bytes(f.dir / "err.txt"), Catch::Contains("wk-crypt: encrypted plain -> sealed"));
+  r = wk::test::run("{ cd " + dir + " && " + wk_crypt("encrypt -q --device cpu --key " + key + " plain sealed") + " > out.txt 2> err.txt; }");
+  REQUIRE(r.exit_code == 0);
+  CHECK(wk::test::read_bytes(f.dir / "out.txt").empty());
+  CHECK(wk::test::read_bytes(f.dir / "err.txt").empty());
+  // -v adds the container's header, one line each.
+  r = wk::test::run("{ cd " + dir + " && " + wk_crypt("encrypt -v --device cpu --key " + key + " plain sealed") + " > out.txt 2> err.txt; }");
+  REQUIRE(r.exit_code == 0);
+  const std::string verbose = wk::test::read_bytes(f.dir / "err.txt");
+  CHECK_THAT(verbose, Catch::Contains("wk-crypt: cipher:      IDEA-CTR") && Catch::Contains("wk-crypt: chunks:      4 of up to 64 KiB"));
+  CHECK(verbose.find("\\n") == std::string::npos);
+  // info: the header on standard output, exit 0; a raw file or a cut header: exit 1.
+  r = wk::test::run("{ cd " + dir + " && " + wk_crypt("info sealed") + " 2> err.txt; }");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("wk-crypt container, version 1") && Catch::Contains("plaintext:   200000 bytes") &&
+                           Catch::Contains("a key file (HKDF-SHA-256)"));
+  REQUIRE(f.crypt("encrypt", "--raw", f.dir / "plain", f.dir / "raw").exit_code == 0);
+  r = wk::test::run(wk_crypt("info " + sh_quote((f.dir / "raw").string())));
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Catch::Contains("not a wk-crypt container"));
+  const std::string sealed = wk::test::read_bytes(f.dir / "sealed");
+  wk::test::write_bytes(f.dir / "cut", sealed.substr(0, 72 + (65536 + 32) + 10));  // 10 bytes into chunk 1
+  r = wk::test::run(wk_crypt("info " + sh_quote((f.dir / "cut").string())));
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Catch::Contains("too short for its 32-byte tag"));
+}

@@ -426,7 +426,8 @@ std::string describe_container(const ContainerInfo& info) {
   else if (info.data_bytes)
     s += "plaintext:   " + std::to_string(info.data_bytes - 8) + ".." + std::to_string(info.data_bytes - 1) +
          " bytes (the padding says which)\n";
-  s += "size check:  " + (info.problem.empty() ? std::string("whole chunks (the tags need the key to be checked)") : info.problem) + "\n";
+  s += "size check:  " + (info.problem.empty() ? std::string("plausible (the tags, checked with the key at decryption, tell a cut or damaged file)")
+                                                 : info.problem) + "\n";
   return s;
 }
 
