@@ -654,6 +654,21 @@ TEST_CASE("wk-crypt streams standard input to standard output, talks on standard
   CHECK(wk::test::read_bytes(f.dir / "back") == data);
   CHECK_THAT(wk::test::read_bytes(f.dir / "enc.err"), Catch::Contains("encrypted standard input -> standard output"));
   CHECK_THAT(wk::test::read_bytes(f.dir / "dec.err"), Catch::Contains("decrypted standard input -> standard output"));
+  // --raw streams too, both modes; a truncated raw ECB stream is refused at its end, nothing kept.
+  for (const char* mode : {"--mode ctr", "--mode ecb"}) {
+    CAPTURE(mode);
+    const std::string opts = std::string("-q --raw --device cpu ") + mode + " --key " + key;
+    r = wk::test::run("{ cd " + dir + " && cat plain | " + wk_crypt("encrypt " + opts + " - -") + " | " +
+                      wk_crypt("decrypt " + opts + " --force - back") + "; }");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(wk::test::read_bytes(f.dir / "back") == data);
+  }
+  r = wk::test::run("{ cd " + dir + " && head -c 13 plain | " +
+                    wk_crypt("decrypt -q --raw --device cpu --mode ecb --key " + key + " - cut-back") + "; }");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Catch::Contains("standard input: truncated or not ECB ciphertext: 13 bytes"));
+  CHECK(!fs::exists(f.dir / "cut-back"));
   // A file output: nothing on standard output, the summary on standard error; -q: nothing at all.
   r = wk::test::run("{ cd " + dir + " && " + wk_crypt("encrypt --device cpu --key " + key + " plain sealed") + " > out.txt 2> err.txt; }");
   REQUIRE(r.exit_code == 0);

@@ -1,6 +1,8 @@
 #pragma once
-// IDEA on files: key files, the CTR nonce, ECB padding and streaming of inputs of any size (larger
-// than host or GPU memory) through an IdeaExecutor. Every file is written through io::OutputFile:
+// IDEA on files in the book's headerless format (wk-crypt --raw; the authenticated container that
+// wk-crypt writes by default is wk/cipher/idea_container.hpp): key files, the CTR nonce, ECB
+// padding and streaming of inputs of any size (larger than host or GPU memory) through an
+// IdeaExecutor. Every file is written through io::OutputFile:
 // a regular output appears whole or not at all (an unnamed temporary file, fsync'ed, then linked
 // and renamed into place; nothing is left behind even after SIGKILL), a symbolic link is followed
 // and stays a link, a FIFO or character device is written in place.
@@ -15,7 +17,7 @@
 //                   unless padding is off (IdeaFileOptions::pad), which needs a whole number of
 //                   blocks.
 // Neither mode detects tampering or a wrong key (ECB notices most wrong keys only through the
-// padding check).
+// padding check): the container does.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -97,7 +99,8 @@ using IdeaProgressFn = std::function<void(std::uint64_t done, std::uint64_t tota
 // than its nonce), bad padding, or a read or write error throws wk::Error naming the file and
 // leaves no output (an existing `out` is kept as it was); the errors that padding decides are
 // IdeaSettingError{decode, pad}. `out` may not be `in`, also not through a link
-// (wk::Error{usage}). `in` must be a regular file (opening it never blocks). `out` may be a
+// (wk::Error{usage}). `in` is a regular file (opening it never blocks) or "-", standard input
+// (streamed; its size checks happen at its end). `out` may be a
 // symbolic link (its target is replaced), a FIFO or character device (written in place) or "-"
 // (standard output). With options.replace false, an existing regular `out` is refused before
 // anything is written (IdeaSettingError{usage, replace}). Decrypted files are created with mode
