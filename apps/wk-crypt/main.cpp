@@ -7,15 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app_common.hpp"
@@ -212,10 +214,29 @@ void read_passphrase_file(const fs::path& path, bool strict_perms, std::string& 
       wk::app::print_notice(kProg, "warning: " + exposed);
     }
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCategory::io, io::printable(path.string()) + ": cannot read the passphrase file");
-  out.reserve(4097);
-  std::getline(f, out);
+  // read(2) straight into the string's reserved storage: no stream buffer keeps a copy.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    throw Error(ErrorCategory::io, io::printable(path.string()) + ": cannot read the passphrase file: " + std::strerror(errno));
+  constexpr std::size_t kMax = 4096;
+  out.assign(kMax + 1, '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+    if (std::memchr(out.data() + got - static_cast<std::size_t>(r), '\n', static_cast<std::size_t>(r))) break;
+  }
+  ::close(fd);
+  const std::size_t end = std::min(got, std::string_view(out.data(), got).find('\n'));
+  OPENSSL_cleanse(out.data() + end, out.size() - end);
+  out.resize(end);
+  if (end > kMax) {
+    OPENSSL_cleanse(out.data(), out.size());
+    throw Error(ErrorCategory::decode, io::printable(path.string()) + ": the first line is longer than " + std::to_string(kMax) +
+                                           " bytes: no passphrase file");
+  }
   if (!out.empty() && out.back() == '\r') out.pop_back();
   if (out.empty()) throw Error(ErrorCategory::decode, io::printable(path.string()) + ": the passphrase (its first line) is empty");
 }
