@@ -1,11 +1,9 @@
-// IDEA on files: key files, nonce, padding, and a three-slot pipeline (read chunk j+1, transform
-// chunk j, write chunk j-1 at the same time) over an IdeaExecutor, into an io::OutputFile that
-// becomes the output only when everything succeeded.
+// IDEA on files in the --raw format: key files, nonce, padding, through the three-slot pipeline of
+// idea_stream.hpp (read batch j+1, transform batch j, write batch j-1 at the same time) over an
+// IdeaExecutor, into an io::OutputFile that becomes the output only when everything succeeded.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <array>
@@ -18,7 +16,6 @@
 
 #include "wk/cipher/idea_file.hpp"
 #include "wk/core/error.hpp"
-#include "wk/core/nvtx.hpp"
 #include "wk/io/output_file.hpp"
 #include "cipher/idea/idea_stream.hpp"
 
