@@ -1,0 +1,121 @@
+// Indexable candidate sources. Every source maps an index to its candidate by arithmetic alone (no
+// state carried from one call to the next), so slices of one source can run anywhere, in any
+// order, and a checkpointed index resumes exactly where it stopped.
+#include "wk/hash/candidates.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace wk::hash {
+namespace {
+
+constexpr std::uint64_t kMaxIndex = std::numeric_limits<std::uint64_t>::max();
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  return a != 0 && b > kMaxIndex / a ? kMaxIndex : a * b;
+}
+
+// What every source promises about its candidates: no longer than crypt(3) takes and no NUL byte
+// (?b makes those; a C string would cut them short, so they would repeat a shorter candidate).
+bool usable(std::string_view candidate) {
+  return candidate.size() <= kMaxCandidateBytes && candidate.find('\0') == std::string_view::npos;
+}
+
+class WordlistSource final : public CandidateSource {
+ public:
+  explicit WordlistSource(std::span<const std::string_view> words) : words_(words) {}
+  std::uint64_t size() const override { return words_.size(); }
+  bool get(std::uint64_t index, std::string& out) const override {
+    out.assign(words_[index]);
+    return usable(out);
+  }
+
+ private:
+  std::span<const std::string_view> words_;
+};
+
+class RulesSource final : public CandidateSource {
+ public:
+  RulesSource(std::span<const std::string_view> words, std::span<const Rule> rules) : words_(words), rules_(rules) {}
+  std::uint64_t size() const override { return saturating_mul(words_.size(), rules_.size()); }
+  bool get(std::uint64_t index, std::string& out) const override {
+    return rules_[index % rules_.size()].apply(words_[index / rules_.size()], out);
+  }
+
+ private:
+  std::span<const std::string_view> words_;
+  std::span<const Rule> rules_;
+};
+
+// One mask, or its prefixes of increasing length one after another (--increment).
+class MaskSource final : public CandidateSource {
+ public:
+  MaskSource(const Mask& mask, std::size_t min_len) {
+    // An empty candidate is no password to try: increments start at one position.
+    const std::size_t first = std::clamp<std::size_t>(min_len, 1, std::max<std::size_t>(mask.length(), 1));
+    for (std::size_t len = first; len < mask.length(); ++len) masks_.push_back(mask.prefix(len));
+    masks_.push_back(mask);
+    for (const Mask& m : masks_) size_ = m.size() > kMaxIndex - size_ ? kMaxIndex : size_ + m.size();
+  }
+  std::uint64_t size() const override { return size_; }
+  bool get(std::uint64_t index, std::string& out) const override {
+    for (const Mask& m : masks_) {
+      if (index < m.size()) {
+        out.resize(m.length());
+        m.candidate(index, out.data());
+        return usable(out);
+      }
+      index -= m.size();
+    }
+    return false;  // index >= size(): the caller's mistake, but no candidate either
+  }
+
+ private:
+  std::vector<Mask> masks_;
+  std::uint64_t size_ = 0;
+};
+
+// index = word * mask.size() + mask candidate: a word's variants side by side, as in RulesSource.
+class HybridSource final : public CandidateSource {
+ public:
+  HybridSource(std::span<const std::string_view> words, const Mask& mask, bool mask_first)
+      : words_(words), mask_(mask), mask_first_(mask_first) {}
+  std::uint64_t size() const override { return saturating_mul(words_.size(), mask_.size()); }
+  bool get(std::uint64_t index, std::string& out) const override {
+    const std::string_view word = words_[index / mask_.size()];
+    if (word.size() + mask_.length() > kMaxCandidateBytes) return false;
+    out.resize(word.size() + mask_.length());
+    const std::size_t word_at = mask_first_ ? mask_.length() : 0;
+    const std::size_t mask_at = mask_first_ ? 0 : word.size();
+    std::copy(word.begin(), word.end(), out.begin() + static_cast<std::ptrdiff_t>(word_at));
+    mask_.candidate(index % mask_.size(), out.data() + mask_at);
+    return usable(out);
+  }
+
+ private:
+  std::span<const std::string_view> words_;
+  Mask mask_;
+  bool mask_first_;
+};
+
+}  // namespace
+
+std::unique_ptr<CandidateSource> wordlist_source(std::span<const std::string_view> words) {
+  return std::make_unique<WordlistSource>(words);
+}
+
+std::unique_ptr<CandidateSource> rules_source(std::span<const std::string_view> words, std::span<const Rule> rules) {
+  if (rules.empty()) return wordlist_source(words);
+  return std::make_unique<RulesSource>(words, rules);
+}
+
+std::unique_ptr<CandidateSource> mask_source(const Mask& mask, std::size_t min_len) {
+  return std::make_unique<MaskSource>(mask, min_len);
+}
+
+std::unique_ptr<CandidateSource> hybrid_source(std::span<const std::string_view> words, const Mask& mask,
+                                               bool mask_first) {
+  return std::make_unique<HybridSource>(words, mask, mask_first);
+}
+
+}  // namespace wk::hash
