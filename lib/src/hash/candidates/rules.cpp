@@ -162,13 +162,15 @@ std::optional<Rule> Rule::parse(std::string_view text, std::string* error) {
     Op op{fn, 0, 0};
     for (std::size_t k = 0; k < args->size(); ++k, ++i) {
       const bool wants_position = (*args)[k] == 'N';
-      const std::string needs = shown(fn) + " needs " + (wants_position ? "a position (0-9 or A-Z)" : "a character") +
-                                " as argument " + std::to_string(k + 1);
-      if (i >= text.size()) return fail(fn_column, needs + ", but the rule ends");
+      const auto needs = [&] {
+        return shown(fn) + " needs " + (wants_position ? "a position (0-9 or A-Z)" : "a character") + " as argument " +
+               std::to_string(k + 1);
+      };
+      if (i >= text.size()) return fail(fn_column, needs() + ", but the rule ends");
       unsigned char value = static_cast<unsigned char>(text[i]);
       if (wants_position) {
         const auto pos = position_value(text[i]);
-        if (!pos) return fail(i, needs + ", not " + shown(text[i]));
+        if (!pos) return fail(i, needs() + ", not " + shown(text[i]));
         value = *pos;
       }
       (k == 0 ? op.a : op.b) = value;
@@ -182,9 +184,9 @@ bool Rule::apply(std::string_view word, std::string& out) const {
   out.assign(word);
   for (const Op& op : ops_) {
     if (!mangle(op.fn, op.a, op.b, out)) return false;
-    // Checked after every function, not only at the end: a word longer than any candidate is
-    // rejected rather than cut back later (as "p9 '8" would), which also bounds the growth of
-    // repeated duplications.
+    // Checked after every function, not only at the end: a step that makes more than any candidate
+    // may have rejects the word even where a later function would cut it back ("p9 '8"), which
+    // bounds what repeated duplications can allocate.
     if (out.size() > kMaxCandidateBytes) return false;
   }
   return out.size() <= kMaxCandidateBytes && out.find('\0') == std::string::npos;
