@@ -20,11 +20,13 @@ enum class Method {
   sha256crypt,  // $5$
   sha512crypt,  // $6$
   bcrypt,       // $2a$ $2b$ $2x$ $2y$
-  other,        // anything else: yescrypt $y$, scrypt $7$, descrypt, ... (libxcrypt only)
+  yescrypt,     // $y$
+  scrypt,       // $7$
+  other,        // anything else: descrypt, $gy$, ... (libxcrypt only)
 };
 
 const char* method_name(Method m) noexcept;  // "md5crypt", ..., "other"
-// "md5crypt" | "sha256crypt" | "sha512crypt" | "bcrypt"; nullopt otherwise.
+// The name of a method of the table ("md5crypt", ..., "yescrypt", "scrypt"); nullopt otherwise.
 std::optional<Method> parse_method_name(std::string_view name);
 
 // A method warpkit computes itself (GPU and CPU), as a front end lists it and checks its options.
@@ -36,20 +38,31 @@ struct MethodInfo {
   bool takes_cost;       // HashOptions::cost applies
   bool takes_variant;    // HashOptions::bcrypt_variant applies
 };
-// In the order of the library's method table: md5crypt, sha256crypt, sha512crypt, bcrypt.
+// In the order of the library's method table: md5crypt, sha256crypt, sha512crypt, bcrypt,
+// yescrypt, scrypt.
 std::span<const MethodInfo> computed_methods();
+
+// yescrypt's parameters as a $y$ or $7$ setting carries them (yescrypt_params_t without ROM).
+struct YescryptParams {
+  std::uint32_t flags = 0;   // 0 (classic scrypt), 1 (WORM) or 0xb6 (RW, yescrypt's default flavour)
+  std::uint32_t n_log2 = 0;  // N = 2^n_log2
+  std::uint32_t r = 0, p = 1, t = 0;
+};
 
 struct Setting {
   Method method = Method::other;
-  // md5crypt / sha-crypt: the salt characters actually used (at most 8 / 16).
+  // md5crypt / sha-crypt: the salt characters actually used (at most 8 / 16). yescrypt: the salt's
+  // decoded bytes; scrypt: its characters (the KDF's salt either way).
   std::string salt;
   // sha-crypt: the round count (5000 unless rounds=N); md5crypt: 1000; bcrypt: the cost.
   std::uint32_t rounds = 0;
   bool rounds_custom = false;         // sha-crypt: "rounds=N$" present (then it is echoed)
   char bcrypt_variant = 0;            // 'a', 'b', 'x' or 'y'
   std::array<std::uint8_t, 16> bcrypt_salt{};  // the decoded 128-bit salt
+  YescryptParams yescrypt;            // yescrypt and scrypt
   // The output's text before the hash: "$6$rounds=10000$SALT$", "$1$SALT$", or for bcrypt
-  // "$2b$05$" plus the 22 salt characters in canonical form. Empty for Method::other.
+  // "$2b$05$" plus the 22 salt characters in canonical form; yescrypt / scrypt: the setting up to
+  // its salt's end, then '$'. Empty for Method::other.
   std::string prefix;
 };
 
@@ -67,9 +80,11 @@ SettingParse parse_setting(std::string_view text);
 std::string check_password(std::string_view password);
 
 struct HashOptions {
-  Method method = Method::sha512crypt;
+  Method method = Method::yescrypt;     // libxcrypt's and mkpasswd's default
   std::optional<std::uint32_t> rounds;  // sha-crypt only: 1000..999999999; echoed as rounds=N
-  unsigned cost = 5;                    // bcrypt only: 4..31 (libxcrypt's default is 5)
+  // bcrypt: 4..31; yescrypt: 1..11; scrypt: 6..11 (crypt_gensalt's count). Unset: the method's
+  // default as libxcrypt has it (bcrypt 5, yescrypt 5 = "j9T", scrypt 7).
+  std::optional<unsigned> cost;
   char bcrypt_variant = 'b';
 };
 // The option a HashOptionsProblem is about; a front end names it in its own terms (a flag).

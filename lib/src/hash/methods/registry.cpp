@@ -8,6 +8,7 @@
 #include "method_module.hpp"
 #include "sha256crypt/sha256crypt.hpp"
 #include "sha512crypt/sha512crypt.hpp"
+#include "yescrypt/yescrypt.hpp"
 
 namespace wk::hash {
 
@@ -18,6 +19,8 @@ std::span<const MethodModule> method_modules() {
       sha256crypt_module,
       sha512crypt_module,
       bcrypt_module,
+      yescrypt_module,
+      scrypt_module,
   };
   return kModules;
 }

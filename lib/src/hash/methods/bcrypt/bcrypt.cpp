@@ -42,8 +42,11 @@ SettingParse parse(std::string_view text) {
   return {std::move(s), {}};
 }
 
+constexpr unsigned kDefaultCost = 5;  // libxcrypt's
+
 std::optional<HashOptionsProblem> check_options(const HashOptions& o) {
-  if (o.cost < unsigned(hd::kBcryptMinCost) || o.cost > unsigned(hd::kBcryptMaxCost))
+  const unsigned cost = o.cost.value_or(kDefaultCost);
+  if (cost < unsigned(hd::kBcryptMinCost) || cost > unsigned(hd::kBcryptMaxCost))
     return HashOptionsProblem{HashOption::cost, "bcrypt cost must be in 4..31"};
   if (o.bcrypt_variant != 'a' && o.bcrypt_variant != 'b' && o.bcrypt_variant != 'y')
     return HashOptionsProblem{HashOption::bcrypt_variant, "bcrypt variant must be 2a, 2b or 2y"};
@@ -52,12 +55,13 @@ std::optional<HashOptionsProblem> check_options(const HashOptions& o) {
 
 FreshShape fresh_shape(const HashOptions& o) {
   FreshShape s;
+  const unsigned cost = o.cost.value_or(kDefaultCost);
   char text[8];
-  std::snprintf(text, sizeof text, "$2%c$%02u$", o.bcrypt_variant, o.cost);
+  std::snprintf(text, sizeof text, "$2%c$%02u$", o.bcrypt_variant, cost);
   s.head = text;
   s.salt_bytes = 16;  // 128 bits, as 22 characters of bcrypt's own base-64
   s.salt_chars = 22;
-  s.rounds = o.cost;
+  s.rounds = cost;
   s.variant = o.bcrypt_variant;
   return s;
 }

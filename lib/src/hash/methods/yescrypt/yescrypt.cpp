@@ -1,0 +1,125 @@
+// yescrypt ($y$) and scrypt ($7$) as libxcrypt computes them: the two modules over one setting
+// reader and one KDF (yescrypt_text.hpp, hash/hd/yescrypt.hpp).
+#include "yescrypt.hpp"
+
+#include <array>
+
+#include "hash/hd/yescrypt.hpp"
+#include "yescrypt_text.hpp"
+
+namespace wk::hash {
+
+namespace {
+
+namespace yt = yescrypt_text;
+
+constexpr unsigned kYescryptDefaultCost = 5;  // crypt_gensalt's: "j9T", N = 4096, r = 32 (16 MiB)
+constexpr unsigned kScryptDefaultCost = 7;    // crypt_gensalt's: N = 16384, r = 32, p = 1 (64 MiB)
+
+// Each module claims the settings of its own prefix that warpkit computes (yescrypt_text.hpp).
+bool claims_prefix(std::string_view text, char letter) {
+  Setting s;
+  return text.size() >= 3 && text[1] == letter && yt::read_setting(text, s);
+}
+bool claims_yescrypt(std::string_view text) { return claims_prefix(text, 'y'); }
+bool claims_scrypt(std::string_view text) { return claims_prefix(text, '7'); }
+
+SettingParse parse(std::string_view text) {
+  Setting s;
+  if (!yt::read_setting(text, s)) return {std::nullopt, "the setting is not one warpkit computes"};  // never: claimed
+  return {std::move(s), {}};
+}
+
+std::optional<HashOptionsProblem> check_yescrypt(const HashOptions& o) {
+  const unsigned cost = o.cost.value_or(kYescryptDefaultCost);
+  if (cost < 1 || cost > 11) return HashOptionsProblem{HashOption::cost, "yescrypt cost must be in 1..11"};
+  return std::nullopt;
+}
+
+std::optional<HashOptionsProblem> check_scrypt(const HashOptions& o) {
+  const unsigned cost = o.cost.value_or(kScryptDefaultCost);
+  if (cost < 6 || cost > 11) return HashOptionsProblem{HashOption::cost, "scrypt cost must be in 6..11"};
+  return std::nullopt;
+}
+
+FreshShape shape_of(std::string head) {
+  FreshShape s;
+  s.head = std::move(head);
+  s.salt_bytes = 16;  // crypt_gensalt's 128 bits
+  s.salt_chars = 22;
+  return s;
+}
+
+// "$y$j9T$": the default flavour, N and r of the cost (yescrypt_encode_params_r).
+FreshShape fresh_yescrypt(const HashOptions& o) {
+  const yt::CostParams c = yt::yescrypt_cost(o.cost.value_or(kYescryptDefaultCost));
+  const std::uint32_t flavor = hd::yescrypt::kRw + (hd::yescrypt::kDefaultFlavor >> 2);
+  return shape_of("$y$" + yt::encode_uint(flavor, 0) + yt::encode_uint(c.n_log2, 1) + yt::encode_uint(c.r, 1) + "$");
+}
+
+// "$7$" + N as one character, r and p as 5 characters each (gensalt_scrypt_rn).
+FreshShape fresh_scrypt(const HashOptions& o) {
+  const yt::CostParams c = yt::scrypt_cost(o.cost.value_or(kScryptDefaultCost));
+  static constexpr char kAlphabet[] = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::string head = "$7$";
+  head += kAlphabet[c.n_log2];
+  for (std::uint32_t v : {c.r, 1u})
+    for (int k = 0; k < 5; ++k) head += kAlphabet[(v >> (6 * k)) & 63];
+  return shape_of(std::move(head));
+}
+
+// Computed with libxcrypt 4.4.33's crypt_rn: yescrypt's default cost and a small one, scrypt.
+constexpr std::array<KnownAnswer, 2> kYescryptSelfTest{{
+    {"$y$j75$abcdefghijklmnopqrstu/", "warpkit self-check",
+     "$y$j75$abcdefghijklmnopqrstu/$pqBk42XU5zSgtQNLQ.mdZ4dgoQ7CZtU17hUPNOUNmi1"},
+    {"$y$j9T$MOoTVZuCBIRyY8cfTIJxE1", "a passphrase of 40 bytes for the check!",
+     "$y$j9T$MOoTVZuCBIRyY8cfTIJxE1$R4CohXmVAE.dCcqOjZMWloC2uNQMduTxb7gqucJvLXD"},
+}};
+constexpr std::array<KnownAnswer, 1> kScryptSelfTest{{
+    {"$7$A/..../....abcdefghijklmnop", "warpkit self-check",
+     "$7$A/..../....abcdefghijklmnop$wEdGMbdQ7jNUAVkMAbEy8Pg9XYLtkN6LtjicQ8ZghE1"},
+}};
+
+}  // namespace
+
+constinit const MethodModule yescrypt_module{
+    .id = Method::yescrypt,
+    .name = "yescrypt",
+    .prefix = "$y$",
+    .formats = "$y$ (cost 1..11, default 5 = j9T)",
+    .takes_rounds = false,
+    .takes_cost = true,
+    .takes_variant = false,
+    .claims = claims_yescrypt,
+    .parse = parse,
+    .check_options = check_yescrypt,
+    .fresh_shape = fresh_yescrypt,
+    .salt_text = yt::salt16_text,
+    .hash_chars = hd::yescrypt::kHashChars,
+    .dollar_before_hash = true,
+    .host_hash = yt::host_hash,
+    .gpu = nullptr,
+    .self_test = kYescryptSelfTest,
+};
+
+constinit const MethodModule scrypt_module{
+    .id = Method::scrypt,
+    .name = "scrypt",
+    .prefix = "$7$",
+    .formats = "$7$ (cost 6..11, default 7 = N 2^14, r 32)",
+    .takes_rounds = false,
+    .takes_cost = true,
+    .takes_variant = false,
+    .claims = claims_scrypt,
+    .parse = parse,
+    .check_options = check_scrypt,
+    .fresh_shape = fresh_scrypt,
+    .salt_text = yt::salt16_text,
+    .hash_chars = hd::yescrypt::kHashChars,
+    .dollar_before_hash = true,
+    .host_hash = yt::host_hash,
+    .gpu = nullptr,
+    .self_test = kScryptSelfTest,
+};
+
+}  // namespace wk::hash
