@@ -303,18 +303,22 @@ int main(int argc, char** argv) {
   app.footer(footer());
 
   Common hc, cc, vc, ac;
-  std::string method, variant;
+  std::string method = "yescrypt", variant;  // yescrypt: libxcrypt's and mkpasswd's default
   std::optional<std::uint32_t> rounds;
   std::optional<unsigned> cost;
   bool users = false;
   CLI::App* hash_cmd = app.add_subcommand("hash", "Hash one password per line with fresh random salts");
-  hash_cmd->add_option("--method", method, join(method_names(), " or "))->required()->check(CLI::IsMember(method_names()));
+  hash_cmd->add_option("--method", method, join(method_names(), " or ") + " (default yescrypt, as mkpasswd)")
+      ->check(CLI::IsMember(method_names()));
   hash_cmd->add_option("--rounds", rounds, join(method_names(takes_rounds), " / ") + " rounds, 1000..999999999 (default 5000)");
-  hash_cmd->add_option("--cost", cost, join(method_names(takes_cost), " / ") + " cost, 4..31 (default 5, libxcrypt's)");
+  hash_cmd->add_option("--cost", cost,
+                       "Cost as crypt_gensalt takes it: bcrypt 4..31 (default 5), yescrypt 1..11 (default 5, "
+                       "$y$j9T$: 16 MiB), scrypt 6..11 (default 7, N 2^14, r 32: 64 MiB)");
   hash_cmd->add_option("--bcrypt-variant", variant, "bcrypt prefix: 2b (default), 2a or 2y");
   hash_cmd->add_flag("--users", users, "Input user:password, output user:hash (for chpasswd -e)");
   add_common(*hash_cmd, hc);
-  hash_cmd->footer("Example: wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt");
+  hash_cmd->footer("Examples:\n  wk-hash hash -i passwords.txt -o hashes.txt              (yescrypt $y$j9T$, as mkpasswd)\n"
+                   "  wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt");
 
   CLI::App* crypt_cmd = app.add_subcommand("crypt", "Hash SETTING<TAB>PASSWORD lines with the given settings");
   add_common(*crypt_cmd, cc);
@@ -324,12 +328,33 @@ int main(int argc, char** argv) {
   add_common(*verify_cmd, vc);
   verify_cmd->footer("Exit status 0 only when every line was well formed and every password matched.");
 
-  std::string hashes_path, wordlist_path;
-  bool show_passwords = false;
-  CLI::App* audit_cmd = app.add_subcommand("audit", "Find accounts whose password is in a word list");
-  audit_cmd->add_option("--hashes", hashes_path, "Shadow-style file: user:hash[:...] per line")->required();
-  audit_cmd->add_option("--wordlist", wordlist_path, "Candidate passwords, one per line")->required();
-  audit_cmd->add_flag("--show-passwords", show_passwords, "Also print the matching word (default: user names only)");
+  AuditArgs audit_args;
+  CLI::App* audit_cmd = app.add_subcommand("audit", "Find accounts whose password is in a word list, rules or a mask");
+  {
+    AuditArgs& a = audit_args;
+    std::vector<CLI::Option*> own = {
+        audit_cmd->add_option("--hashes", a.hashes, "Hash list: user:hash[:...] (shadow), user:hash or a hash alone per line"),
+        audit_cmd->add_option("--wordlist", a.wordlist, "Candidate passwords, one per line"),
+        audit_cmd->add_option("--rules", a.rules, "Rule file: every rule applied to every word (share/rules/warpkit64.rule)"),
+        audit_cmd->add_option("--mask", a.mask, "Mask (?l ?u ?d ?s ?a ?h ?H ?b ?1-?4); with --wordlist: word + mask"),
+        audit_cmd->add_option("-1,--custom-charset1", a.charsets[0], "Charset ?1 of --mask (may use ?l ?d ...)"),
+        audit_cmd->add_option("-2,--custom-charset2", a.charsets[1], "Charset ?2 of --mask"),
+        audit_cmd->add_option("-3,--custom-charset3", a.charsets[2], "Charset ?3 of --mask"),
+        audit_cmd->add_option("-4,--custom-charset4", a.charsets[3], "Charset ?4 of --mask"),
+        audit_cmd->add_flag("--increment", a.increment, "Every length of --mask from 1 position up, shortest first"),
+        audit_cmd->add_flag("--mask-first", a.mask_first, "With --wordlist and --mask: mask + word instead of word + mask"),
+        audit_cmd->add_option("--pot", a.pot, "Pot file (hash:password lines, mode 0600): found passwords appended, "
+                                              "hashes in it not tried again"),
+        audit_cmd->add_flag("--show", a.show, "Print user:password of the hash list's accounts from the --pot file; "
+                                              "hash nothing"),
+        audit_cmd->add_option("--session", a.session, "Session file (JSON, mode 0600): checkpoints to resume from"),
+        audit_cmd->add_flag("--show-passwords", a.show_passwords,
+                            "Also print the password found (default: user names only)"),
+    };
+    CLI::Option* restore = audit_cmd->add_option("--restore", a.restore,
+                                                 "Resume the audit a --session FILE saved (its options with it)");
+    for (CLI::Option* o : own) restore->excludes(o);
+  }
   add_common(*audit_cmd, ac, false);
   audit_cmd->footer(kAuditFooter);
 
@@ -347,7 +372,7 @@ int main(int argc, char** argv) {
     if (hash_cmd->parsed()) return cmd_hash(hc, method, rounds, cost, variant, users);
     if (crypt_cmd->parsed()) return cmd_crypt(cc);
     if (verify_cmd->parsed()) return cmd_verify(vc);
-    if (audit_cmd->parsed()) return cmd_audit(ac, hashes_path, wordlist_path, show_passwords);
+    if (audit_cmd->parsed()) return cmd_audit(ac, audit_args, *audit_cmd);
     return app::kUsage;
   });
   if (dist::world().distributed()) app::end_world(code);

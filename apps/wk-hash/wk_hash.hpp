@@ -3,6 +3,7 @@
 // beside the input, where messages and output go in a distributed run.
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <future>
 #include <initializer_list>
 #include <memory>
@@ -104,6 +105,14 @@ std::string ranks_note();
 // A usage error before any work when the output is one of the files the job reads.
 void check_files(const Common& c, std::initializer_list<io::JobFile> reads);
 
-int cmd_audit(const Common& c, const std::string& hashes_path, const std::string& wordlist_path, bool show_passwords);
+// wk-hash audit's own options (audit.cpp). The paths are as given; a session file stores them
+// absolute.
+struct AuditArgs {
+  std::string hashes, wordlist, rules, mask, pot, session, restore;
+  std::array<std::string, 4> charsets;  // -1 .. -4
+  bool increment = false, mask_first = false, show = false, show_passwords = false;
+};
+// `sub`: the audit subcommand as parsed (which common options were given beside --restore).
+int cmd_audit(Common c, AuditArgs a, const CLI::App& sub);
 
 }  // namespace wk::hash_app

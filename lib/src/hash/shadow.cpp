@@ -15,16 +15,19 @@ ShadowList parse_shadow(std::span<const std::string_view> lines) {
       continue;
     }
     const std::size_t colon = l.find(':');
-    if (colon == std::string_view::npos || colon == 0) {
-      out.errors.emplace_back(i + 1, "expected user:hash[:...]");
+    if (colon == 0) {
+      out.errors.emplace_back(i + 1, "expected user:hash[:...] or a hash alone: the user name is empty");
       continue;
     }
-    std::string_view h = l.substr(colon + 1);
+    // A line with no ':' is a hash alone (crypt strings never hold a ':'), named by its line.
+    const bool bare = colon == std::string_view::npos;
+    const std::string user = bare ? "line " + std::to_string(i + 1) : std::string(l.substr(0, colon));
+    std::string_view h = bare ? l : l.substr(colon + 1);
     h = h.substr(0, h.find(':'));
     // shadow(5): an empty field needs no password at all; '*' or '!' (disabled or locked) have no
     // hash to try.
     if (h.empty()) {
-      out.no_password.emplace_back(l.substr(0, colon));
+      out.no_password.push_back(user);
       out.no_password_line.push_back(i + 1);
       continue;
     }
@@ -32,7 +35,7 @@ ShadowList parse_shadow(std::span<const std::string_view> lines) {
       ++out.skipped;
       continue;
     }
-    out.accounts.push_back({std::string(l.substr(0, colon)), std::string(h)});
+    out.accounts.push_back({user, std::string(h)});
     out.account_line.push_back(i + 1);
   }
   return out;
