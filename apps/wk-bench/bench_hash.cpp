@@ -168,6 +168,76 @@ double time_kernel(Method m, hash::gpu::Variant variant, const Jobs& jobs, std::
   return time_gpu_ms(stream, repeats, [&] { batch.run(stream); });
 }
 
+// ---- memory-hard methods ------------------------------------------------------------------------
+// yescrypt at libxcrypt's default and lowest costs, scrypt at hashcat's benchmark setting (mode
+// 8900: N 2^14, r 8, p 1). V is the memory each hash fills; "DRAM" estimates the bytes of V each
+// hash moves (SMix1 writes N blocks and reads N - 2 of them; RW SMix2 reads and rewrites its
+// ~N/3; classic SMix2 reads N; yescrypt's prehash adds 1/64) times the hash rate, beside the
+// device's copy rate (read + write) measured in the same run.
+struct MemoryHardSpec {
+  const char* label;
+  Method method;
+  const char* head;        // the setting before its salt
+  std::size_t gpu_jobs;    // per timed batch (the reference rung: a sixteenth)
+  double block_rounds;     // V blocks moved per hash over N (reads + writes)
+  std::uint32_t n_log2, r;
+};
+constexpr MemoryHardSpec kMemoryHard[] = {
+    {"yescrypt j9T", Method::yescrypt, "$y$j9T$", 8192, (2.0 + 2.0 / 3.0) * (1 + 1.0 / 64), 12, 32},
+    {"yescrypt j75", Method::yescrypt, "$y$j75$", 16384, 2.0 + 2.0 / 3.0, 10, 8},
+    {"scrypt 14/8/1", Method::scrypt, "$7$C6..../....", 8192, 2.0, 14, 8},
+};
+
+// Device-to-device copy rate in GB/s (bytes read + written), median of 5 copies of 1 GiB.
+double device_copy_gbs(cudaStream_t stream) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  DeviceBuffer<std::uint8_t> a(bytes), b(bytes);
+  WK_CUDA_CHECK(cudaMemsetAsync(a.get(), 1, bytes, stream));
+  const double ms = time_gpu_ms(stream, 5, [&] {
+    WK_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+  });
+  return 2.0 * double(bytes) / (ms * 1e6);
+}
+
+void bench_memory_hard(const Options& o, bool gpu, std::optional<Stream>& stream, int repeats) {
+  const double copy_gbs = gpu ? device_copy_gbs(*stream) : 0;
+  fmt::print("\nmemory-hard methods: hashes/s; x libxcrypt = over libxcrypt on all {} cores in this run; DRAM = the "
+             "estimated bytes of V moved per hash x hashes/s{}\n",
+             std::max(1u, std::thread::hardware_concurrency()),
+             gpu ? fmt::format(", beside the device copy rate {:.0f} GB/s (read + write)", copy_gbs) : std::string());
+  fmt::print("{:<14} {:>6} {:<22} {:>7} {:>10} {:>10} {:>11} {:>10} {:>7}\n", "method", "V MiB", "rung", "jobs", "ms", "H/s",
+             "x libxcrypt", "DRAM GB/s", "% copy");
+  for (const MemoryHardSpec& f : kMemoryHard) {
+    const double v_bytes = 128.0 * f.r * double(std::uint64_t(1) << f.n_log2);
+    std::mt19937 rng(17);
+    Jobs jobs;
+    for (std::size_t i = 0; i < f.gpu_jobs; ++i) {
+      jobs.settings.push_back(f.head + random_text(rng, 20, true) + "..");
+      jobs.passwords.push_back(random_text(rng, 8 + int(rng() % 8), false));
+    }
+    const Jobs cpu_jobs{{jobs.settings.begin(), jobs.settings.begin() + 256}, {jobs.passwords.begin(), jobs.passwords.begin() + 256}};
+    const auto [done, secs] = libxcrypt_run(cpu_jobs, 2.0);
+    const double cpu_hs = double(done) / secs;
+    auto row = [&](const std::string& rung, std::size_t n, double ms) {
+      const double hs = ms > 0 ? double(n) * 1e3 / ms : cpu_hs;
+      const double dram = hs * v_bytes * f.block_rounds / 1e9;
+      fmt::print("{:<14} {:>6.0f} {:<22} {:>7} {:>10.1f} {:>10.1f} {:>11.2f} {:>10.1f} {:>6.1f}%\n", f.label, v_bytes / (1 << 20),
+                 rung, n, ms > 0 ? ms : secs * 1e3, hs, hs / cpu_hs, dram, copy_gbs > 0 ? 100 * dram / copy_gbs : 0.0);
+      std::fflush(stdout);
+    };
+    row("libxcrypt, all cores", done, 0);
+    if (!gpu) continue;
+    for (const hash::gpu::VariantInfo& v : hash::gpu::variants(f.method)) {
+      const bool is_default = v.variant == hash::gpu::default_variant(f.method);
+      if (!o.variant.empty() ? o.variant != v.name : (!o.ladder && !is_default)) continue;
+      const std::size_t n = v.variant == hash::gpu::Variant::reference && f.method == Method::yescrypt ? f.gpu_jobs / 16 : f.gpu_jobs;
+      const double ms = time_kernel(f.method, v.variant, jobs, n, *stream, std::min(repeats, 3),
+                                    std::string(f.label) + " " + v.name);
+      row(std::string(v.name) + (is_default ? " (default)" : ""), n, ms);
+    }
+  }
+}
+
 // n class-S passwords (7 printable bytes), one per line.
 std::string class_s_password_file(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -451,6 +521,7 @@ int bench_hash(const Options& o) {
   }
 
   print_rows(rows);
+  bench_memory_hard(o, gpu, stream_holder, repeats);
   // File to file: wk-hash hash on files of N and N/2 class-S passwords (7 bytes), wall time of the
   // whole process (start-up, CUDA context and self-check included), with its output to /dev/null
   // and to a file (written to a temporary file, fsync'd and renamed into place, as wk-hash does),

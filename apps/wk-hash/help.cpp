@@ -17,6 +17,7 @@ const char* const kFooterHead = R"(What each subcommand reads and writes:
            (an empty password field) and accounts whose password is in the word list
 
 Examples:
+  wk-hash hash -i passwords.txt -o hashes.txt          yescrypt $y$j9T$, as mkpasswd and Debian
   wk-hash hash --method sha512crypt -i passwords.txt -o hashes.txt
   wk-hash hash --method bcrypt --cost 10 --users -i users.txt | chpasswd -e
   wk-hash hash --method sha256crypt --rounds 10000 --json < passwords.txt
@@ -118,10 +119,11 @@ std::string footer() {
   for (const hash::MethodInfo& m : hash::computed_methods()) formats.push_back(std::string(m.name) + " (" + m.formats + ")");
   const std::string paragraph =
       join(formats, " and ") +
-      " run on the GPU; every other method libxcrypt knows (yescrypt $y$, scrypt $7$, descrypt, ...) runs on the "
-      "CPU through libxcrypt, in the crypt, verify and audit subcommands. Output is byte-identical to libxcrypt's "
-      "crypt_rn. Defaults are libxcrypt's: 5000 rounds for sha-crypt (rounds=N is written only when --rounds is "
-      "given), cost 5 for bcrypt.";
+      " run on the GPU; every other method libxcrypt knows (descrypt, $gy$, $sha1$, ...) and yescrypt / scrypt "
+      "settings with a ROM or over 1 GiB of memory run on the CPU through libxcrypt, in the crypt, verify and audit "
+      "subcommands. Output is byte-identical to libxcrypt's crypt_rn. Defaults are libxcrypt's: yescrypt at cost 5 "
+      "($y$j9T$) when --method is not given, 5000 rounds for sha-crypt (rounds=N is written only when --rounds is "
+      "given), cost 5 for bcrypt, 7 for scrypt.";
   return kFooterHead + wrap(paragraph, 95) + kFooterTail;
 }
 

@@ -260,7 +260,7 @@ TEST_CASE("option problems are said in the library's terms and name the option t
       {Method::bcrypt, std::nullopt, 3, 'b', HashOption::cost, "bcrypt cost must be in 4..31"},
       {Method::bcrypt, std::nullopt, 32, 'b', HashOption::cost, "bcrypt cost must be in 4..31"},
       {Method::bcrypt, std::nullopt, 5, 'x', HashOption::bcrypt_variant, "bcrypt variant must be 2a, 2b or 2y"},
-      {Method::other, std::nullopt, 5, 'b', HashOption::method, "hash: choose md5crypt, sha256crypt, sha512crypt or bcrypt"},
+      {Method::other, std::nullopt, 5, 'b', HashOption::method, "hash: choose md5crypt, sha256crypt, sha512crypt, bcrypt, yescrypt or scrypt"},
   };
   for (const Case& c : cases) {
     HashOptions o;

@@ -301,7 +301,9 @@ TEST_CASE("wk-hash: -o replaces the file atomically, usage errors exit 2, stdin 
        "wk-hash: error: --rounds: rounds must be in 1000..999999999 (libxcrypt rejects other counts)\n"},
       {"--method bcrypt --cost 3", "wk-hash: error: --cost: bcrypt cost must be in 4..31\n"},
       {"--method bcrypt --bcrypt-variant 2x", "wk-hash: error: --bcrypt-variant: bcrypt variant must be 2a, 2b or 2y\n"},
-      {"--method sha256crypt --cost 5", "wk-hash: error: --cost applies to bcrypt only\n"},
+      {"--method sha256crypt --cost 5", "wk-hash: error: --cost applies to bcrypt, yescrypt and scrypt only\n"},
+      {"--method yescrypt --cost 12", "wk-hash: error: --cost: yescrypt cost must be in 1..11\n"},
+      {"--method scrypt --cost 5", "wk-hash: error: --cost: scrypt cost must be in 6..11\n"},
   };
   for (const auto& e : option_errors) {
     CAPTURE(e.args);
@@ -309,7 +311,16 @@ TEST_CASE("wk-hash: -o replaces the file atomically, usage errors exit 2, stdin 
     CHECK(r.exit_code == 2);
     CHECK(r.output == e.error);
   }
-  CHECK(run(exe() + " hash --method yescrypt").exit_code == 2);
+  CHECK(run(exe() + " hash --method descrypt").exit_code == 2);
+  // No --method: yescrypt at libxcrypt's default cost, as mkpasswd writes it.
+  {
+    const auto y = run("sh -c " + sh_quote("printf 'secret\\n' | " + exe() + " hash --device cpu -q"));
+    CHECK(y.exit_code == 0);
+    REQUIRE(y.output.size() == 7 + 22 + 1 + 43 + 1);
+    CHECK(y.output.rfind("$y$j9T$", 0) == 0);
+    const std::string hash = y.output.substr(0, y.output.size() - 1);
+    CHECK(wk::hash::crypt_libxcrypt(hash, "secret") == hash);
+  }
   CHECK(run(exe() + " audit --wordlist x").exit_code == 2);
   CHECK(run(exe() + " hash --method sha512crypt --device tpu").exit_code == 2);
   const auto help = run(exe() + " --help");

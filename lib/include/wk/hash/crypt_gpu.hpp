@@ -21,6 +21,12 @@
 //                   per-thread byte base (half the address instructions on the critical chain)
 //   packed          byte-offset lookups in blocks of 14 threads: 4 blocks fill the 228 KB of an
 //                   SM with 56 passwords' S-boxes, bytes extracted with PRMT (default)
+// yescrypt and scrypt (docs/apod/yescrypt.md):
+//   reference       one thread per hash, the host code unchanged: V, the block and the S-boxes in
+//                   global memory (every parameter; scrypt's only rung)
+//   lanes           yescrypt's RW mode on 4 threads per hash, one per pwxform gather lane: the
+//                   S-boxes and the block in shared memory, V read and written as 64-byte rows
+//                   (default)
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -38,7 +44,8 @@
 namespace wk::hash::gpu {
 
 enum class Variant { reference, blocks_unsorted, blocks_global, blocks_shared, bcrypt_shared, bcrypt_shared16,
-                     bcrypt_shared_bytes, bcrypt_packed };
+                     bcrypt_shared_bytes, bcrypt_packed,
+                     yescrypt_lanes };
 
 struct VariantInfo {
   Variant variant;

@@ -4,7 +4,9 @@
 
 #include <array>
 
+#include "hash/gpu/method_batch.hpp"
 #include "hash/hd/yescrypt.hpp"
+#include "yescrypt_batch.hpp"
 #include "yescrypt_text.hpp"
 
 namespace wk::hash {
@@ -68,16 +70,34 @@ FreshShape fresh_scrypt(const HashOptions& o) {
   return shape_of(std::move(head));
 }
 
-// Computed with libxcrypt 4.4.33's crypt_rn: yescrypt's default cost and a small one, scrypt.
+// The rungs (crypt_gpu.hpp describes them); lanes is the fastest measured for yescrypt. scrypt
+// runs the reference rung.
+constexpr std::array<gpu::VariantInfo, 2> kYescryptVariants{{
+    {gpu::Variant::reference, "reference", "one thread per hash, the host code on global memory"},
+    {gpu::Variant::yescrypt_lanes, "lanes", "4 threads per hash (pwxform's gather lanes), S-boxes and block in shared memory"},
+}};
+constexpr std::array<gpu::VariantInfo, 1> kScryptVariants{{
+    {gpu::Variant::reference, "reference", "one thread per hash, the host code on global memory"},
+}};
+// Jobs per batch: several waves of the ~2000 hashes in flight at the default cost.
+constexpr gpu::GpuMethod kYescryptGpu{kYescryptVariants, gpu::Variant::yescrypt_lanes, std::size_t(1) << 14,
+                                      gpu::make_yescrypt_batch};
+constexpr gpu::GpuMethod kScryptGpu{kScryptVariants, gpu::Variant::reference, std::size_t(1) << 13, gpu::make_yescrypt_batch};
+
+// Computed with libxcrypt 4.4.33's crypt_rn: yescrypt's lowest and default costs (the lanes
+// kernel, the prehash), scrypt through the reference kernel.
 constexpr std::array<KnownAnswer, 2> kYescryptSelfTest{{
     {"$y$j75$abcdefghijklmnopqrstu/", "warpkit self-check",
      "$y$j75$abcdefghijklmnopqrstu/$pqBk42XU5zSgtQNLQ.mdZ4dgoQ7CZtU17hUPNOUNmi1"},
     {"$y$j9T$MOoTVZuCBIRyY8cfTIJxE1", "a passphrase of 40 bytes for the check!",
      "$y$j9T$MOoTVZuCBIRyY8cfTIJxE1$R4CohXmVAE.dCcqOjZMWloC2uNQMduTxb7gqucJvLXD"},
 }};
-constexpr std::array<KnownAnswer, 1> kScryptSelfTest{{
+constexpr std::array<KnownAnswer, 2> kScryptSelfTest{{
     {"$7$A/..../....abcdefghijklmnop", "warpkit self-check",
      "$7$A/..../....abcdefghijklmnop$wEdGMbdQ7jNUAVkMAbEy8Pg9XYLtkN6LtjicQ8ZghE1"},
+    // p = 2, a password longer than an HMAC key block
+    {"$7$5/....0....p2saltX", "a passphrase longer than one HMAC key block of sixty-four bytes, 76 bytes",
+     "$7$5/....0....p2saltX$ZMDYo1rrhJCiKb/uUv2I5LxjlbwhkejeoBBWjSsTix8"},
 }};
 
 }  // namespace
@@ -98,7 +118,7 @@ constinit const MethodModule yescrypt_module{
     .hash_chars = hd::yescrypt::kHashChars,
     .dollar_before_hash = true,
     .host_hash = yt::host_hash,
-    .gpu = nullptr,
+    .gpu = &kYescryptGpu,
     .self_test = kYescryptSelfTest,
 };
 
@@ -118,7 +138,7 @@ constinit const MethodModule scrypt_module{
     .hash_chars = hd::yescrypt::kHashChars,
     .dollar_before_hash = true,
     .host_hash = yt::host_hash,
-    .gpu = nullptr,
+    .gpu = &kScryptGpu,
     .self_test = kScryptSelfTest,
 };
 
