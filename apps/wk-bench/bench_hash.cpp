@@ -188,19 +188,8 @@ constexpr MemoryHardSpec kMemoryHard[] = {
     {"scrypt 14/8/1", Method::scrypt, "$7$C6..../....", 8192, 2.0, 14, 8},
 };
 
-// Device-to-device copy rate in GB/s (bytes read + written), median of 5 copies of 1 GiB.
-double device_copy_gbs(cudaStream_t stream) {
-  const std::size_t bytes = std::size_t(1) << 30;
-  DeviceBuffer<std::uint8_t> a(bytes), b(bytes);
-  WK_CUDA_CHECK(cudaMemsetAsync(a.get(), 1, bytes, stream));
-  const double ms = time_gpu_ms(stream, 5, [&] {
-    WK_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-  });
-  return 2.0 * double(bytes) / (ms * 1e6);
-}
-
 void bench_memory_hard(const Options& o, bool gpu, std::optional<Stream>& stream, int repeats) {
-  const double copy_gbs = gpu ? device_copy_gbs(*stream) : 0;
+  const double copy_gbs = gpu ? copy_bandwidth_gbps(std::size_t(1) << 30, *stream, 5) : 0;
   fmt::print("\nmemory-hard methods: hashes/s; x libxcrypt = over libxcrypt on all {} cores in this run; DRAM = the "
              "estimated bytes of V moved per hash x hashes/s{}\n",
              std::max(1u, std::thread::hardware_concurrency()),
@@ -531,6 +520,17 @@ int bench_hash(const Options& o) {
   // (the pipeline's steady state, start-up excluded). A sample of each file is checked against
   // libxcrypt.
   if (gpu && o.variant.empty()) bench_file_to_file(*stream_holder, repeats);
+  return 0;
+}
+
+int bench_yescrypt(const Options& o) {
+  const BackendSelection sel = select_backend(parse_device_choice(o.device));
+  const bool gpu = sel.backend == Backend::gpu;
+  fmt::print("wk-bench yescrypt: {}, {}\n", describe_device(sel.gpu), today());
+  if (!gpu && !sel.notice.empty()) fmt::print(stderr, "wk-bench: {}\n", sel.notice);
+  std::optional<Stream> stream;
+  if (gpu) stream.emplace();
+  bench_memory_hard(o, gpu, stream, std::max(1, std::min(o.repeats, 5)));
   return 0;
 }
 

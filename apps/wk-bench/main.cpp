@@ -27,7 +27,8 @@ constexpr BenchEntry kBenches[] = {
     {"rotate", "geometry rungs: rotate 90, transpose, flip h (8-bit gray, square: --size W)", wk::bench::bench_rotate},
     {"resize", "resize 8192x8192 u8 RGB: 2:1 area, linear/cubic/lanczos to 3000x2000, area to 1920x1080 (--size: the input)", wk::bench::bench_resize},
     {"idea", "IDEA encryption (crypt, book ch. 10): host->host via GPU, kernel, copies, CPU; --size WxH = W*H 8-byte blocks", wk::bench::bench_idea},
-    {"hash", "crypt(3): md5crypt, sha256crypt, sha512crypt, bcrypt per password class vs libxcrypt and hashcat; --size ignored", wk::bench::bench_hash},
+    {"hash", "crypt(3): md5crypt, sha256crypt, sha512crypt, bcrypt per password class vs libxcrypt and hashcat, then yescrypt and scrypt; --size ignored", wk::bench::bench_hash},
+    {"yescrypt", "yescrypt (libxcrypt's default and lowest cost) and scrypt (N 2^14, r 8) vs libxcrypt on all cores and the copy rate; --size ignored", wk::bench::bench_yescrypt},
     {"dist", "scale-out (run under mpirun -np N): rank 0's cost per dealt chunk and in-order collection rate; --size CxB = C chunks of B bytes", wk::bench::bench_dist},
 };
 
