@@ -13,8 +13,9 @@ const char* const kFooterHead = R"(What each subcommand reads and writes:
   hash     one password per line in, one crypt string per line out (fresh random salts)
   crypt    SETTING<TAB>PASSWORD per line in, the crypt string for that exact setting out
   verify   HASH<TAB>PASSWORD per line in, "line N: OK" or "line N: MISMATCH" out
-  audit    --hashes FILE (user:hash[:...] lines) --wordlist FILE: accounts that need no password
-           (an empty password field) and accounts whose password is in the word list
+  audit    --hashes FILE (user:hash[:...], user:hash or hash lines) and candidates (--wordlist,
+           --rules, --mask): accounts that need no password (an empty password field) and
+           accounts whose password is a candidate; --pot, --show, --session/--restore
 
 Examples:
   wk-hash hash -i passwords.txt -o hashes.txt          yescrypt $y$j9T$, as mkpasswd and Debian
@@ -24,6 +25,7 @@ Examples:
   printf '$6$saltsalt\tsecret\n' | wk-hash crypt
   wk-hash verify -i pairs.tsv && echo "all passwords match"
   wk-hash audit --hashes /etc/shadow --wordlist common-passwords.txt
+  wk-hash audit --hashes /etc/shadow --wordlist words.txt --rules share/rules/warpkit64.rule --pot audit.pot
   wk-hash verify --device cpu -i pairs.tsv      libxcrypt on all cores, no GPU
 
 Formats:
@@ -69,8 +71,9 @@ Errors:
   JSON Lines on the output instead of text, one object per input line:
     hash, crypt:  {"line":N,"hash":"$6$..."} (+ "user" with --users) or {"line":N,"error":"..."}
     verify:       {"line":N,"status":"OK"|"MISMATCH"|"ERROR"} (+ "error")
-    audit:        {"user":"...","line":N,"finding":"no password set"|"password in the word list"}
-                  (+ "password" with --show-passwords)
+    audit:        {"user":"...","line":N,"finding":"no password set"|"password in the word list"|
+                  "password from the candidates"|"password in the pot file"} (+ "password" with
+                  --show-passwords); --show: {"user":"...","line":N,"password":"..."}
 
 Many machines (MPI):
   mpirun -np N wk-hash hash|crypt|verify|audit ... (or srun) splits the lines (audit: the word
@@ -143,13 +146,47 @@ std::vector<std::string> method_names(bool (*pick)(const hash::MethodInfo&)) {
   return out;
 }
 
-const char* const kAuditFooter =
-    "Every word is tried against every hash with that hash's own salt and cost. An empty password\n"
-    "field means no password is needed (shadow(5)): such accounts are listed first, as \"no\n"
-    "password set\". Accounts with '*' or '!...' (disabled or locked) are skipped. The findings go\n"
-    "to the output. Exit status, as a linter's: 0 when every account was checked and none is weak;\n"
-    "1 when some account is weak (no password set, or a password from the word list), a line could\n"
-    "not be checked, or nothing was audited (no account, or no word for the hashes). Example:\n"
-    "  wk-hash audit --hashes /etc/shadow --wordlist rockyou-top10k.txt";
+const char* const kAuditFooter = R"(The hash list (--hashes): one account per line, shadow(5) style user:hash[:more fields],
+user:hash, or a hash alone (its account named by its line: "line 7"). An empty password field
+means no password is needed: such accounts are listed first, as "no password set". Accounts with
+'*' or '!...' (disabled or locked) are skipped.
+
+Which hashes can be checked: a hash counts only when crypt(3), given it as the setting, writes a
+string of its exact shape -- the same length, the same setting (up to the last '$'; descrypt's
+2-byte salt, bsdicrypt's 9 bytes) and crypt's alphabet [./0-9A-Za-z] after it. Any other line
+(an NT or raw MD5 hash, a truncated hash, rounds out of range) is named on standard error as
+"FILE: line N: not checked: ..." and counted as not checked -- never as safe.
+
+Candidates, each tried against every hash with that hash's own salt and cost:
+  --wordlist FILE              the words as they are
+  --wordlist FILE --rules FILE every rule applied to every word (hashcat/John rule language)
+  --mask MASK                  ?l ?u ?d ?s ?a ?h ?H ?b, ?1..?4 from -1..-4 CHARSET, ?? a '?';
+                               --increment: every length from one position up, shortest first
+  --wordlist FILE --mask MASK  each word followed by the mask's candidates (--mask-first: after)
+
+--pot FILE: John the Ripper's pot format, one hash:password line per hash found (split at the
+first ':'; crypt strings hold none). Created with mode 0600; each password found is appended and
+synced at once. Hashes already in it are not tried again: they are findings "from the pot file".
+--show prints user:password of the hash list's accounts found in the pot file, hashing nothing:
+exit status 0 when it printed one, 1 when none is in the pot.
+
+--session FILE: the audit's options and the next candidate (JSON, mode 0600, replaced whole),
+written at the start, every 5 seconds at the end of a slice, and at the end of the slice under
+way when SIGINT, SIGTERM or SIGHUP comes (exit status 130, no findings printed: the pot file
+keeps what was found); removed when the audit completes. --restore FILE resumes it from there: no
+candidate before the checkpoint is tried again. A second signal ends the process at once (the
+last checkpoint stays).
+
+Passwords go to the output only with --show-passwords or --show, and to the pot file; never to
+standard error or the session file. Exit status, as a linter's: 0 when every account was checked
+and none is weak; 1 when some account is weak (no password set, or a password found), a line
+could not be checked, or nothing was audited; 2 for a usage error; 130 when interrupted.
+Under mpirun/srun: --hashes and --wordlist only.
+
+Example:
+  wk-hash audit --hashes /etc/shadow --wordlist words.txt --rules share/rules/warpkit64.rule --pot audit.pot
+  wk-hash audit --hashes /etc/shadow --pot audit.pot --show
+  wk-hash audit --hashes hashes.txt --mask '?u?l?l?l?l?d?d?1' -1 '!@#$' --session audit.session
+  wk-hash audit --restore audit.session)";
 
 }  // namespace wk::hash_app

@@ -351,9 +351,15 @@ int main(int argc, char** argv) {
         audit_cmd->add_flag("--show-passwords", a.show_passwords,
                             "Also print the password found (default: user names only)"),
     };
-    CLI::Option* restore = audit_cmd->add_option("--restore", a.restore,
-                                                 "Resume the audit a --session FILE saved (its options with it)");
-    for (CLI::Option* o : own) restore->excludes(o);
+    audit_cmd->add_option("--restore", a.restore,
+                          "Resume the audit a --session FILE saved, with its options (-o, --json, -q, -v and "
+                          "--device may be given again)");
+    // --restore takes the audit's own options from the session file: none may be given beside it.
+    audit_cmd->parse_complete_callback([audit_cmd, own] {
+      if (audit_cmd->count("--restore"))
+        for (const CLI::Option* o : own)
+          if (o->count()) throw CLI::ValidationError(o->get_name(), "the session file holds the options of --restore");
+    });
   }
   add_common(*audit_cmd, ac, false);
   audit_cmd->footer(kAuditFooter);
