@@ -426,6 +426,7 @@ int cmd_audit(Common c, AuditArgs a, const CLI::App& sub) {
     };
     result = hash::audit(engine, tried_accounts, *source, options);
     progress.finish();
+    if (with_session) app::install_interrupt_handlers(nullptr);  // from now on a signal ends at once
   }
   const double audit_ms = ms_since(t_audit);
   if (result.stopped) {
