@@ -61,6 +61,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const wk::hash::Setting& s = *parsed.setting;
   if (!warpkit_computes(s.method)) return 0;  // libxcrypt decides on the other methods later
+  if (s.method == wk::hash::Method::yescrypt || s.method == wk::hash::Method::scrypt) {
+    // memory-hard: up to 1 MiB of V, a few lanes and time-cost passes (libxcrypt does the same work)
+    const wk::hash::YescryptParams& y = s.yescrypt;
+    if (y.n_log2 > 13 || (std::uint64_t(128) * y.r << y.n_log2) > (std::uint64_t(1) << 20) || y.p > 4 || y.t > 3) return -1;
+  }
 
   check(s.method == wk::hash::Method::bcrypt || (!s.prefix.empty() && s.prefix.back() == '$'), "prefix ends in '$'");
   if (!password_ok) {

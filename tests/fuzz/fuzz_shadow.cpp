@@ -1,7 +1,8 @@
-// wk-hash audit's hash list (user:hash[:...]) through split_lines and parse_shadow.
+// wk-hash audit's hash list (user:hash[:...] or a hash alone) through split_lines and parse_shadow.
 // Invariants: every line is an account, an account with no password, an error, skipped or empty,
-// exactly once; accounts keep the user before the first ':' and the hash up to the next one; an
-// account with no password has an empty second field.
+// exactly once; accounts keep the user before the first ':' and the hash up to the next one, or
+// for a line with no ':' the whole line as the hash and "line N" as the user; an account with no
+// password has an empty second field.
 #include <string>
 
 #include "fuzz_util.hpp"
@@ -36,9 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     prev = n;
     const std::string_view l = lines[n - 1];
     const auto& a = list.accounts[i];
-    check(!a.user.empty() && a.user.find(':') == std::string::npos, "user is non-empty and has no ':'");
     check(!a.hash.empty() && a.hash.find(':') == std::string::npos && a.hash[0] != '*' && a.hash[0] != '!',
           "hash is non-empty, has no ':' and is not a locked marker");
+    if (l.find(':') == std::string_view::npos) {
+      check(a.user == "line " + std::to_string(n) && a.hash == l, "a hash alone is the whole line, named by its number");
+      continue;
+    }
+    check(!a.user.empty() && a.user.find(':') == std::string::npos, "user is non-empty and has no ':'");
     check(l.substr(0, a.user.size() + 1 + a.hash.size()) == a.user + ":" + a.hash, "account is the line's first two fields");
   }
   for (const auto& [line, why] : list.errors)

@@ -1,7 +1,8 @@
 // yescrypt and scrypt on the GPU: every rung against the host code (itself checked against
-// libxcrypt by test_yescrypt.cpp) on settings that reach every path of the kernels -- the lanes
-// kernel's r = 1..32, t > 0, prehashing at the default cost; the reference kernel's classic,
-// WORM and p > 1 settings, mixed parameters in one batch -- and through CryptEngine and crypt_fresh.
+// libxcrypt by test_yescrypt.cpp) on settings that reach every path of the kernels -- yescrypt
+// lanes' r = 1..32, t > 0, prehashing at the default cost; scrypt lanes' r = 1, 2, 4, 8 with
+// p > 1; the reference kernel's classic, WORM and p > 1 settings, mixed parameters in one batch --
+// and through CryptEngine and crypt_fresh.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -115,18 +116,23 @@ TEST_CASE("GPU yescrypt and scrypt: the reference rung's other modes and a mixed
     CAPTURE(v.name);
     CHECK(mismatches_on_gpu(Method::yescrypt, y, v.variant) == 0);
   }
-  std::vector<Job> s;
-  for (int i = 0; i < 12; ++i) {
-    std::string head = "$7$";
-    head += kAlphabet[4 + rng() % 6];  // N 2^4 .. 2^9
-    for (std::uint32_t v : {1u + std::uint32_t(rng() % 8), 1u + std::uint32_t(rng() % 3)})
-      for (int k = 0; k < 5; ++k) head += kAlphabet[(v >> (6 * k)) & 63];
-    s.push_back({head + salt22(rng), random_password(rng, random_length(rng))});
-  }
-  s.push_back({"$7$C6..../....abcdefghijklmnopqrstuvwxyz", "hashcat's scrypt cost"});
-  for (const gpu::VariantInfo& v : gpu::variants(Method::scrypt)) {
-    CAPTURE(v.name);
-    CHECK(mismatches_on_gpu(Method::scrypt, s, v.variant) == 0);
+  // scrypt: r of the lanes kernel (1, 2, 4, 8) with p 1..3 in one batch, then a batch with other r
+  // (which the lanes rung hands to the reference kernel whole)
+  for (const bool lanes_r : {true, false}) {
+    std::vector<Job> s;
+    for (int i = 0; i < 12; ++i) {
+      std::string head = "$7$";
+      head += kAlphabet[4 + rng() % 6];  // N 2^4 .. 2^9
+      const std::uint32_t r = lanes_r ? 1u << (rng() % 4) : 3u + std::uint32_t(rng() % 4);
+      for (std::uint32_t v : {r, 1u + std::uint32_t(rng() % 3)})
+        for (int k = 0; k < 5; ++k) head += kAlphabet[(v >> (6 * k)) & 63];
+      s.push_back({head + salt22(rng), random_password(rng, random_length(rng))});
+    }
+    if (lanes_r) s.push_back({"$7$C6..../....abcdefghijklmnopqrstuvwxyz", "hashcat's scrypt cost"});
+    for (const gpu::VariantInfo& v : gpu::variants(Method::scrypt)) {
+      CAPTURE(lanes_r, v.name);
+      CHECK(mismatches_on_gpu(Method::scrypt, s, v.variant) == 0);
+    }
   }
 }
 

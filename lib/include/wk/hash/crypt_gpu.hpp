@@ -25,8 +25,10 @@
 //   reference       one thread per hash, the host code unchanged: V, the block and the S-boxes in
 //                   global memory (every parameter; scrypt's only rung)
 //   lanes           yescrypt's RW mode on 4 threads per hash, one per pwxform gather lane: the
-//                   S-boxes and the block in shared memory, V read and written as 64-byte rows
-//                   (default)
+//                   S-boxes and the block in shared memory, V read and written as 64-byte rows,
+//                   V_j loaded ahead of the pwxform chain (default)
+//   lanes (scrypt)  classic scrypt, r = 1, 2, 4 or 8, on 4 threads per hash: the block in
+//                   registers, Salsa20/8's rows exchanged by warp shuffles (default)
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -45,7 +47,7 @@ namespace wk::hash::gpu {
 
 enum class Variant { reference, blocks_unsorted, blocks_global, blocks_shared, bcrypt_shared, bcrypt_shared16,
                      bcrypt_shared_bytes, bcrypt_packed,
-                     yescrypt_lanes };
+                     yescrypt_lanes, scrypt_lanes };
 
 struct VariantInfo {
   Variant variant;

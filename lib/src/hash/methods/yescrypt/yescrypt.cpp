@@ -70,19 +70,20 @@ FreshShape fresh_scrypt(const HashOptions& o) {
   return shape_of(std::move(head));
 }
 
-// The rungs (crypt_gpu.hpp describes them); lanes is the fastest measured for yescrypt. scrypt
-// runs the reference rung.
+// The rungs (crypt_gpu.hpp describes them); lanes is the fastest measured for both methods.
 constexpr std::array<gpu::VariantInfo, 2> kYescryptVariants{{
     {gpu::Variant::reference, "reference", "one thread per hash, the host code on global memory"},
     {gpu::Variant::yescrypt_lanes, "lanes", "4 threads per hash (pwxform's gather lanes), S-boxes and block in shared memory"},
 }};
-constexpr std::array<gpu::VariantInfo, 1> kScryptVariants{{
+constexpr std::array<gpu::VariantInfo, 2> kScryptVariants{{
     {gpu::Variant::reference, "reference", "one thread per hash, the host code on global memory"},
+    {gpu::Variant::scrypt_lanes, "lanes", "4 threads per hash, block in registers, Salsa20/8 rows by warp shuffles (r <= 8)"},
 }};
 // Jobs per batch: several waves of the ~2000 hashes in flight at the default cost.
 constexpr gpu::GpuMethod kYescryptGpu{kYescryptVariants, gpu::Variant::yescrypt_lanes, std::size_t(1) << 14,
                                       gpu::make_yescrypt_batch};
-constexpr gpu::GpuMethod kScryptGpu{kScryptVariants, gpu::Variant::reference, std::size_t(1) << 13, gpu::make_yescrypt_batch};
+constexpr gpu::GpuMethod kScryptGpu{kScryptVariants, gpu::Variant::scrypt_lanes, std::size_t(1) << 14,
+                                    gpu::make_yescrypt_batch};
 
 // Computed with libxcrypt 4.4.33's crypt_rn: yescrypt's lowest and default costs (the lanes
 // kernel, the prehash), scrypt through the reference kernel.

@@ -15,6 +15,8 @@
 //              __syncwarp after every pwxform block (the next block reads them as S0). The
 //              Salsa20/2 that ends each BlockMix, PBKDF2 and the S-box set-up (SMix1 with r = 1)
 //              run on lane 0: a few percent of the work.
+//   scrypt_lanes  classic scrypt (r = 1, 2, 4 or 8) on 4 threads per hash, the block in registers
+//              and Salsa20/8's rows exchanged with warp shuffles (see ScryptQuad).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -111,60 +113,59 @@ struct Quad {
     w = (w + 32) & hy::kSWriteMask;  // 4 rounds x 4 lanes x 2 words
   }
 
-  __device__ void blockmix() {
+  // One SMix step on this lane's columns: X ^= V_j (when Vj), then X = BlockMix_pwxform(X); in
+  // SMix1 the old X is stored to V_i first (Vi), in RW SMix2 the mixed X back to V_j (write_j).
+  // The V_j rows are loaded D sub-blocks ahead of the pwxform chain that needs them, so their
+  // latency hides behind the S-box lookups instead of stalling a separate XOR pass.
+  template <int D>
+  __device__ void step(const std::uint32_t* Vj, std::uint32_t* Vi, bool write_j) {
     const std::uint32_t blocks = 2 * r;
-    uint4 x = col(X, blocks - 1);
-    for (std::uint32_t i = 0; i < blocks; ++i) {
-      uint4& xi = col(X, i);
-      if (blocks > 1) {
-        const uint4 y = xi;
-        x.x ^= y.x, x.y ^= y.y, x.z ^= y.z, x.w ^= y.w;
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    auto vj = [&](std::uint32_t k) { return Vj ? *reinterpret_cast<const uint4*>(Vj + k * 16 + lane * 4) : zero; };
+    auto mix = [](uint4 a, const uint4& b) {
+      a.x ^= b.x, a.y ^= b.y, a.z ^= b.z, a.w ^= b.w;
+      return a;
+    };
+    uint4 ahead[D];
+#pragma unroll
+    for (int d = 0; d < D; ++d) ahead[d] = std::uint32_t(d) < blocks ? vj(d) : zero;
+    // the chain starts from the last sub-block, mixed
+    uint4 x = mix(col(X, blocks - 1), vj(blocks - 1));
+    for (std::uint32_t i0 = 0; i0 < blocks; i0 += D) {
+#pragma unroll
+      for (int d = 0; d < D; ++d) {
+        const std::uint32_t i = i0 + d;
+        uint4& xi = col(X, i);
+        const uint4 old = xi;
+        if (Vi) col(Vi, i) = old;
+        const uint4 y = mix(old, ahead[d]);
+        if (write_j) *reinterpret_cast<uint4*>(const_cast<std::uint32_t*>(Vj) + i * 16 + lane * 4) = y;
+        if (i + D < blocks) ahead[d] = vj(i + D);
+        if (blocks > 1) x = mix(x, y);
+        pwxform(x);
+        xi = x;
+        __syncwarp(mask);  // this block's S2 is the next one's S0
       }
-      pwxform(x);
-      xi = x;
-      __syncwarp(mask);  // this block's S2 is the next one's S0
     }
     if (lane == 0) hy::salsa20(X + (blocks - 1) * 16, 2);
     __syncwarp(mask);
   }
 
+  __device__ void step(const std::uint32_t* Vj, std::uint32_t* Vi, bool write_j) {
+    if (r % 2 == 0) step<4>(Vj, Vi, write_j);  // 2r sub-blocks, a multiple of 4
+    else step<2>(Vj, Vi, write_j);
+  }
+
   // SMix1 of the RW mode: V_i = X, X ^= V_wrap(i) for i > 1, X = BlockMix(X).
   __device__ void smix1(std::uint32_t* V, std::uint64_t N) {
     const std::size_t s = 32 * std::size_t(r);
-    for (std::uint64_t i = 0; i < N; ++i) {
-      std::uint32_t* Vi = V + i * s;
-      const std::uint32_t* Vj = i > 1 ? V + hy::wrap(integerify(), i) * s : nullptr;
-#pragma unroll 8
-      for (std::uint32_t k = 0; k < 2 * r; ++k) {
-        uint4 v = col(X, k);
-        col(Vi, k) = v;
-        if (Vj) {
-          const uint4 y = *reinterpret_cast<const uint4*>(Vj + k * 16 + lane * 4);
-          v.x ^= y.x, v.y ^= y.y, v.z ^= y.z, v.w ^= y.w;
-          col(X, k) = v;
-        }
-      }
-      __syncwarp(mask);
-      blockmix();
-    }
+    for (std::uint64_t i = 0; i < N; ++i) step(i > 1 ? V + hy::wrap(integerify(), i) * s : nullptr, V + i * s, false);
   }
 
   // SMix2: `loops` steps of X ^= V_j (and V_j = X when `write`), X = BlockMix(X).
   __device__ void smix2(std::uint32_t* V, std::uint64_t N, std::uint64_t loops, bool write) {
     const std::size_t s = 32 * std::size_t(r);
-    for (std::uint64_t i = 0; i < loops; ++i) {
-      std::uint32_t* Vj = V + (integerify() & (N - 1)) * s;
-#pragma unroll 8
-      for (std::uint32_t k = 0; k < 2 * r; ++k) {
-        uint4 v = col(X, k);
-        const uint4 y = col(Vj, k);
-        v.x ^= y.x, v.y ^= y.y, v.z ^= y.z, v.w ^= y.w;
-        col(X, k) = v;
-        if (write) col(Vj, k) = v;
-      }
-      __syncwarp(mask);
-      blockmix();
-    }
+    for (std::uint64_t i = 0; i < loops; ++i) step(V + (integerify() & (N - 1)) * s, nullptr, write);
   }
 };
 
@@ -257,7 +258,138 @@ __global__ void __launch_bounds__(kLanesHashes * 4) yescrypt_lanes_kernel(Yescry
   }
 }
 
+// ---- scrypt_lanes ---------------------------------------------------------------------------------
+// Classic scrypt on 4 threads per hash, the block in registers: thread c holds the words at
+// positions c, c + 4, c + 8, c + 12 (shuffled order) of every 64-byte sub-block -- one element of
+// each of Salsa20's four SIMD rows -- so a column round is local to a thread and a row round
+// reads its three rotated partners with __shfl_sync (and hands them back). V is private to the
+// kernel and laid out thread-major within a sub-block: each thread moves 16 bytes per sub-block.
+
+constexpr int kScryptHashes = 8;  // hashes per block: one warp
+
+struct ScryptQuad {
+  int c;          // 0..3
+  unsigned mask;  // the 4 threads of this hash
+  __device__ std::uint32_t from(std::uint32_t v, int lane) const { return __shfl_sync(mask, v, lane, 4); }
+
+  // Salsa20/8 of one sub-block (this thread's 4 words), added to it.
+  __device__ void salsa8(std::uint32_t x[4]) const {
+    std::uint32_t a = x[0], b = x[1], cc = x[2], d = x[3];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      b ^= hy::rotl(a + d, 7), cc ^= hy::rotl(b + a, 9), d ^= hy::rotl(cc + b, 13), a ^= hy::rotl(d + cc, 18);
+      std::uint32_t rb = from(d, (c + 1) & 3), rc = from(cc, (c + 2) & 3), rd = from(b, (c + 3) & 3);
+      rb ^= hy::rotl(a + rd, 7), rc ^= hy::rotl(rb + a, 9), rd ^= hy::rotl(rc + rb, 13), a ^= hy::rotl(rd + rc, 18);
+      d = from(rb, (c + 3) & 3), cc = from(rc, (c + 2) & 3), b = from(rd, (c + 1) & 3);
+    }
+    x[0] += a, x[1] += b, x[2] += cc, x[3] += d;
+  }
+
+  template <int R>
+  __device__ void blockmix(std::uint32_t X[2 * R][4]) const {
+    std::uint32_t x[4], Y[2 * R][4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) x[k] = X[2 * R - 1][k];
+#pragma unroll
+    for (int i = 0; i < 2 * R; ++i) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) x[k] ^= X[i][k];
+      salsa8(x);
+      const int to = (i % 2 == 0) ? i / 2 : R + i / 2;  // even sub-blocks first, then the odd ones
+#pragma unroll
+      for (int k = 0; k < 4; ++k) Y[to][k] = x[k];
+    }
+#pragma unroll
+    for (int i = 0; i < 2 * R; ++i)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) X[i][k] = Y[i][k];
+  }
+
+  template <int R>
+  __device__ std::uint64_t integerify(const std::uint32_t X[2 * R][4]) const {
+    const std::uint32_t lo = from(X[2 * R - 1][0], 0), hi = from(X[2 * R - 1][3], 1);  // positions 0 and 13
+    return (std::uint64_t(hi) << 32) | lo;
+  }
+
+  // SMix of one lane of B (32 * R words, natural order) over V: SMix1 then N steps of SMix2.
+  template <int R>
+  __device__ void smix(std::uint32_t* B, std::uint32_t* V, std::uint64_t N) const {
+    std::uint32_t X[2 * R][4];
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k)
+#pragma unroll
+      for (int m = 0; m < 4; ++m) X[k][m] = B[k * 16 + (c + 4 * m) * 5 % 16];
+    constexpr int s = 32 * R;
+    for (std::uint64_t i = 0; i < N; ++i) {
+      uint4* Vi = reinterpret_cast<uint4*>(V + i * s) + c;
+#pragma unroll
+      for (int k = 0; k < 2 * R; ++k) Vi[4 * k] = make_uint4(X[k][0], X[k][1], X[k][2], X[k][3]);
+      blockmix<R>(X);
+    }
+    for (std::uint64_t i = 0; i < N; ++i) {
+      const uint4* Vj = reinterpret_cast<const uint4*>(V + (integerify<R>(X) & (N - 1)) * s) + c;
+      uint4 v[2 * R];
+#pragma unroll
+      for (int k = 0; k < 2 * R; ++k) v[k] = Vj[4 * k];
+#pragma unroll
+      for (int k = 0; k < 2 * R; ++k) X[k][0] ^= v[k].x, X[k][1] ^= v[k].y, X[k][2] ^= v[k].z, X[k][3] ^= v[k].w;
+      blockmix<R>(X);
+    }
+    __syncwarp(mask);
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k)
+#pragma unroll
+      for (int m = 0; m < 4; ++m) B[k * 16 + (c + 4 * m) * 5 % 16] = X[k][m];
+    __syncwarp(mask);
+  }
+};
+
+__global__ void __launch_bounds__(kScryptHashes * 4) scrypt_lanes_kernel(YescryptBatch b) {
+  const int slot = blockIdx.x * kScryptHashes + threadIdx.x / 4;
+  if (slot >= b.slots) return;
+  ScryptQuad q;
+  q.c = threadIdx.x % 4;
+  q.mask = 0xfu << (threadIdx.x % 32 / 4 * 4);
+  std::uint32_t* base = b.scratch + std::size_t(slot) * b.slot.total();
+  std::uint32_t* V = base;
+  std::uint32_t* B = V + b.slot.V;
+  for (;;) {
+    unsigned job = 0;
+    if (q.c == 0) job = atomicAdd(b.next, 1u);
+    job = __shfl_sync(q.mask, job, 0, 4);
+    if (job >= unsigned(b.n)) return;
+    const YescryptJob j = b.jobs[job];
+    const std::uint64_t N = std::uint64_t(1) << j.n_log2;
+    const std::uint8_t* pw = b.bytes + j.pw_off;
+    if (q.c == 0) hy::pbkdf2_sha256(pw, j.pw_len, b.bytes + j.salt_off, j.salt_len, reinterpret_cast<std::uint8_t*>(B), 128 * std::size_t(j.r) * j.p);
+    __syncwarp(q.mask);
+    for (std::uint32_t lane = 0; lane < j.p; ++lane) {
+      std::uint32_t* Bl = B + std::size_t(lane) * 32 * j.r;
+      switch (j.r) {
+        case 1: q.smix<1>(Bl, V, N); break;
+        case 2: q.smix<2>(Bl, V, N); break;
+        case 4: q.smix<4>(Bl, V, N); break;
+        default: q.smix<8>(Bl, V, N); break;
+      }
+    }
+    if (q.c == 0) {
+      std::uint8_t dk[32];
+      hy::pbkdf2_sha256(pw, j.pw_len, reinterpret_cast<const std::uint8_t*>(B), 128 * std::size_t(j.r) * j.p, dk, 32);
+      encode_out(b, job, dk);
+    }
+    __syncwarp(q.mask);
+  }
+}
+
 std::size_t lanes_smem(std::uint32_t max_r) { return std::size_t(kLanesHashes) * (hy::kSWords + 32 * max_r) * 4; }
+
+// Set before the occupancy query and every launch (attributes are per device; the S-boxes are the
+// working set: all of the unified L1/shared storage as shared memory).
+void set_lanes_attributes(std::size_t smem) {
+  WK_CUDA_CHECK(cudaFuncSetAttribute(yescrypt_lanes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  WK_CUDA_CHECK(cudaFuncSetAttribute(yescrypt_lanes_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+}
 
 }  // namespace
 
@@ -267,9 +399,13 @@ int yescrypt_resident_slots(YescryptKernel kernel, std::uint32_t max_r) {
   WK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (kernel == YescryptKernel::lanes) {
     const std::size_t smem = lanes_smem(max_r);
-    WK_CUDA_CHECK(cudaFuncSetAttribute(yescrypt_lanes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    set_lanes_attributes(smem);
     WK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, yescrypt_lanes_kernel, kLanesHashes * 4, smem));
     return std::max(1, blocks) * sms * kLanesHashes;
+  }
+  if (kernel == YescryptKernel::scrypt_lanes) {
+    WK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scrypt_lanes_kernel, kScryptHashes * 4, 0));
+    return std::max(1, blocks) * sms * kScryptHashes;
   }
   WK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, yescrypt_reference_kernel, 32, 0));
   return std::max(1, blocks) * sms * 32;
@@ -280,10 +416,13 @@ void yescrypt_launch(YescryptKernel kernel, const YescryptBatch& b, std::uint32_
   if (kernel == YescryptKernel::lanes) {
     if (max_r > kLanesMaxR) throw Error(ErrorCategory::internal, "yescrypt lanes: r above the kernel's limit");
     const std::size_t smem = lanes_smem(max_r);
-    WK_CUDA_CHECK(cudaFuncSetAttribute(yescrypt_lanes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    WK_CUDA_CHECK(cudaFuncSetAttribute(yescrypt_lanes_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       cudaSharedmemCarveoutMaxShared));
+    set_lanes_attributes(smem);
     yescrypt_lanes_kernel<<<(b.slots + kLanesHashes - 1) / kLanesHashes, kLanesHashes * 4, smem, stream>>>(b, max_r);
+    WK_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (kernel == YescryptKernel::scrypt_lanes) {
+    scrypt_lanes_kernel<<<(b.slots + kScryptHashes - 1) / kScryptHashes, kScryptHashes * 4, 0, stream>>>(b);
     WK_CUDA_CHECK_LAUNCH();
     return;
   }

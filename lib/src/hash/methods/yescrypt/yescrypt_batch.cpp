@@ -40,7 +40,8 @@ class YescryptMethodBatch final : public MethodBatch {
   DeviceBuffer<YescryptJob> d_jobs_;
   YescryptSlotWords slot_;
   std::uint32_t max_r_ = 0;
-  bool lanes_ok_ = true;  // every job fits the lanes kernel
+  bool lanes_ok_ = true;         // every job fits the lanes kernel
+  bool scrypt_lanes_ok_ = true;  // every job fits the scrypt_lanes kernel
 };
 
 void YescryptMethodBatch::pack(const JobSource& src) {
@@ -81,6 +82,7 @@ void YescryptMethodBatch::pack(const JobSource& src) {
     slot_.pwx = std::max(slot_.pwx, (sizeof(hy::Pwx) * p.p + 3) / 4);
     max_r_ = std::max(max_r_, p.r);
     lanes_ok_ = lanes_ok_ && yescrypt_lanes_take(j);
+    scrypt_lanes_ok_ = scrypt_lanes_ok_ && scrypt_lanes_take(j);
   }
   // Word-aligned parts (the Pwx records hold pointers: 8-byte alignment).
   slot_.V = (slot_.V + 3) & ~std::size_t(3);
@@ -106,10 +108,11 @@ void YescryptMethodBatch::pack(const JobSource& src) {
 void YescryptMethodBatch::run(cudaStream_t stream, const std::function<void(double)>& progress,
                               const std::function<void()>& queued) {
   const std::size_t n = core_.n;
-  const YescryptKernel kernel =
-      core_.variant == Variant::yescrypt_lanes && lanes_ok_ ? YescryptKernel::lanes : YescryptKernel::reference;
+  const YescryptKernel kernel = core_.variant == Variant::yescrypt_lanes && lanes_ok_      ? YescryptKernel::lanes
+                                : core_.variant == Variant::scrypt_lanes && scrypt_lanes_ok_ ? YescryptKernel::scrypt_lanes
+                                                                                             : YescryptKernel::reference;
   YescryptSlotWords slot = slot_;
-  if (kernel == YescryptKernel::lanes) slot.S = slot.pwx = 0;  // in shared memory / registers
+  if (kernel != YescryptKernel::reference) slot.S = slot.pwx = 0;  // in shared memory / registers, or none
   // Hashes in flight: what fills the device, within the memory free now (the memory pool's
   // reserved but unused bytes count as free: the allocation below takes them first).
   std::size_t free = 0, total = 0;

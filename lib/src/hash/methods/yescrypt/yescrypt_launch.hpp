@@ -35,12 +35,16 @@ struct YescryptBatch {
   int out_stride = kOutStride;
 };
 
-enum class YescryptKernel { reference, lanes };
+enum class YescryptKernel { reference, lanes, scrypt_lanes };
 // Hashes in flight that fill the device for the kernel (its blocks resident on every SM).
 int yescrypt_resident_slots(YescryptKernel kernel, std::uint32_t max_r);
 // Whether `lanes` takes a job: RW mode (yescrypt's default flavour), p = 1, r up to kLanesMaxR.
 inline constexpr std::uint32_t kLanesMaxR = 32;
 inline bool yescrypt_lanes_take(const YescryptJob& j) { return j.flags == 0xb6 && j.p == 1 && j.r <= kLanesMaxR; }
+// Whether `scrypt_lanes` takes a job: classic scrypt with r = 1, 2, 4 or 8.
+inline bool scrypt_lanes_take(const YescryptJob& j) {
+  return j.flags == 0 && j.t == 0 && (j.r == 1 || j.r == 2 || j.r == 4 || j.r == 8);
+}
 // Every job of the batch (b.slots hashes in flight); b.next must be zero.
 void yescrypt_launch(YescryptKernel kernel, const YescryptBatch& b, std::uint32_t max_r, cudaStream_t stream);
 
