@@ -22,6 +22,8 @@ install(EXPORT warpkitTargets NAMESPACE warpkit:: DESTINATION ${CMAKE_INSTALL_LI
 
 install(DIRECTORY lib/include/wk DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "*.in" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/lib/include/wk/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wk)
+# wk-hash audit's rule files (--rules): share/warpkit/rules/warpkit64.rule
+install(DIRECTORY share/rules/ DESTINATION ${CMAKE_INSTALL_DATADIR}/warpkit/rules)
 
 configure_package_config_file(cmake/warpkitConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/warpkitConfig.cmake
