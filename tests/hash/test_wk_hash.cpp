@@ -20,6 +20,7 @@
 
 #include "hash_test_util.hpp"
 #include "test_support.hpp"
+#include "wk_hash_run.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/secret_input.hpp"
 
@@ -27,6 +28,9 @@ using wk::test::read_bytes;
 using wk::test::run;
 using wk::test::sh_quote;
 using wk::test::TempDir;
+using wk::hash::test::Run;
+using wk::hash::test::run_script_split;
+using wk::hash::test::run_split;
 using wk::test::write_bytes;
 namespace fs = std::filesystem;
 
@@ -40,22 +44,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-// Runs wk-hash with stdout to `out` and stderr to `err` (files in dir); returns the exit code.
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run_split(const TempDir& dir, const std::string& args) {
-  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const auto r = run("sh -c " + sh_quote(exe() + " " + args + " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
-  return {r.exit_code, read_bytes(out), read_bytes(err)};
-}
-// The same for a shell command line of its own (pipes, environment variables).
-Run run_script_split(const TempDir& dir, const std::string& script) {
-  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const auto r = run("sh -c " + sh_quote("{ " + script + "; } >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
-  return {r.exit_code, read_bytes(out), read_bytes(err)};
-}
 
 }  // namespace
 

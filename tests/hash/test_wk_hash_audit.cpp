@@ -16,12 +16,16 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "wk_hash_run.hpp"
 #include "wk/hash/crypt.hpp"
 
 using wk::test::read_bytes;
 using wk::test::run;
 using wk::test::sh_quote;
 using wk::test::TempDir;
+using wk::hash::test::Run;
+using wk::hash::test::run_script_split;
+using wk::hash::test::run_split;
 using wk::test::write_bytes;
 namespace fs = std::filesystem;
 
@@ -30,23 +34,6 @@ namespace {
 std::string exe() { return sh_quote(WK_HASH_EXE); }
 std::string hash_of(const char* setting, const std::string& pw) { return wk::hash::crypt_libxcrypt(setting, pw).value(); }
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-// wk-hash with stdout and stderr to files of `dir`.
-Run run_split(const TempDir& dir, const std::string& args) {
-  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const auto r = run("sh -c " + sh_quote(exe() + " " + args + " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
-  return {r.exit_code, read_bytes(out), read_bytes(err)};
-}
-
-// The same for a shell command line of its own.
-Run run_script_split(const TempDir& dir, const std::string& script) {
-  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const auto r = run("sh -c " + sh_quote("{ " + script + "; } >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string())));
-  return {r.exit_code, read_bytes(out), read_bytes(err)};
-}
 
 // share/rules/warpkit64.rule of the source tree.
 std::string shipped_rules() {

@@ -44,6 +44,16 @@ struct Params {
   std::uint32_t r = 0, p = 1, t = 0;
 };
 
+WK_HD Params make_params(std::uint32_t flags, std::uint32_t n_log2, std::uint32_t r, std::uint32_t p, std::uint32_t t) {
+  Params P;
+  P.flags = flags;
+  P.N = std::uint64_t(1) << n_log2;
+  P.r = r;
+  P.p = p;
+  P.t = t;
+  return P;
+}
+
 // ---- HMAC-SHA256 and PBKDF2-HMAC-SHA256 (one iteration) --------------------------------------
 
 struct HmacKey {

@@ -33,15 +33,7 @@ namespace {
 
 namespace hy = hd::yescrypt;
 
-__device__ hy::Params params_of(const YescryptJob& j) {
-  hy::Params P;
-  P.flags = j.flags;
-  P.N = std::uint64_t(1) << j.n_log2;
-  P.r = j.r;
-  P.p = j.p;
-  P.t = j.t;
-  return P;
-}
+__device__ hy::Params params_of(const YescryptJob& j) { return hy::make_params(j.flags, j.n_log2, j.r, j.p, j.t); }
 
 __device__ void encode_out(const YescryptBatch& b, unsigned job, const std::uint8_t dk[32]) {
   char chars[hy::kHashChars + 1];

@@ -154,15 +154,7 @@ bool read_setting(std::string_view text, Setting& s) {
   return true;
 }
 
-hd::yescrypt::Params kdf_params(const YescryptParams& p) {
-  hy::Params k;
-  k.flags = p.flags;
-  k.N = std::uint64_t(1) << p.n_log2;
-  k.r = p.r;
-  k.p = p.p;
-  k.t = p.t;
-  return k;
-}
+hd::yescrypt::Params kdf_params(const YescryptParams& p) { return hy::make_params(p.flags, p.n_log2, p.r, p.p, p.t); }
 
 void host_hash(const Setting& s, std::string_view password, std::string& out) {
   const hy::Params P = kdf_params(s.yescrypt);
