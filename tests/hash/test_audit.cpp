@@ -191,8 +191,9 @@ TEST_CASE("audit over a candidate source: first match per account, stopped and r
   CHECK(whole.matches[3].candidate == 5);
   CHECK(whole.rejected.empty());
 
-  // Small slices, stopped after the third: then resumed from `next`. Every candidate index is
-  // handed out once over both runs, and the matches are the uninterrupted run's.
+  // Small slices, stopped after the third: the slice already in the engine then finishes and
+  // counts, and the audit is resumed from `next`. Every candidate index is handed out once over
+  // both runs, and the matches are the uninterrupted run's.
   std::vector<int> tried(300, 0);
   class CountingSource final : public h::CandidateSource {
    public:
@@ -215,7 +216,11 @@ TEST_CASE("audit over a candidate source: first match per account, stopped and r
   o.slice_done = [&](std::uint64_t) { return ++slices < 3; };
   const h::AuditResult first = h::audit(engine, accounts, counting, o);
   CHECK(first.stopped);
-  CHECK(first.next == 40);  // 10 candidates, then 15 each (a and e found in the first: 4 accounts open)
+  // Two slices stay in the engine while a third is compared: the first three are built with 6
+  // accounts open (10 candidates each), the next ones after a and e were found in the first (4 open:
+  // 15 each). Stopped after the third, the fourth and fifth (in the engine) are settled too:
+  // 3 x 10 + 2 x 15.
+  CHECK(first.next == 60);
   REQUIRE(found.size() == 2);  // a and e, both at c5, in account order
   CHECK(found[0].account == 0);
   CHECK(found[1].account == 4);

@@ -1,10 +1,13 @@
 // Audit: the accounts crossed with a slice of consecutive candidates at a time, fed to the engine
-// in one call per slice, compared in constant time. Also the probe that tells which hashes can be
+// in one call per slice (two slices in the engine at once), compared in constant time. Also the probe that tells which hashes can be
 // checked at all.
 #include "wk/hash/audit.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <future>
+#include <memory>
 
 #include "wk/core/nvtx.hpp"
 
@@ -93,6 +96,27 @@ std::vector<std::string> hash_problems(CryptEngine& engine, std::span<const Audi
   return out;
 }
 
+namespace {
+
+// One slice: candidates [begin, begin + count) crossed with the accounts open when it was built,
+// and the engine's call on it (on a thread of its own).
+struct Slice {
+  std::uint64_t begin = 0, count = 0;
+  std::vector<std::string> candidates;
+  std::vector<CryptJob> jobs;
+  std::vector<std::pair<std::size_t, std::uint64_t>> pairs;  // (account, candidate) of each job
+  std::vector<CryptOutcome> outcomes;
+  double seconds = 0;  // the engine's call, wall time
+  std::future<void> done;
+
+  ~Slice() {
+    if (done.valid()) done.wait();  // the call writes into this slice's vectors
+    for (std::string& c : candidates) wipe(c);
+  }
+};
+
+}  // namespace
+
 AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, const CandidateSource& source,
                   const AuditOptions& options) {
   AuditResult result;
@@ -102,56 +126,66 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
   std::vector<bool> closed(accounts.size(), false);  // matched, rejected or skipped: nothing to learn
   for (std::size_t a = 0; a < accounts.size() && a < options.skip.size(); ++a) closed[a] = options.skip[a];
   std::vector<std::uint64_t> first(accounts.size(), UINT64_MAX);
-  std::vector<std::size_t> open;
-  std::vector<std::string> candidates;
-  std::vector<std::uint64_t> candidate_index;
-  std::vector<CryptJob> jobs;
-  std::vector<CryptOutcome> outcomes;
-  std::vector<std::pair<std::size_t, std::uint64_t>> pairs;  // (account, candidate) of each job
   // Enough pairs per call to keep a GPU busy; md5crypt needs the most (about 70 M/s).
   constexpr std::size_t kMaxSlicePairs = std::size_t(1) << 20, kFirstSlicePairs = 1024;
   std::size_t slice_pairs = options.slice_pairs ? options.slice_pairs : kFirstSlicePairs;
-  using Clock = std::chrono::steady_clock;
-  while (next < size) {
-    open.clear();
-    for (std::size_t a = 0; a < accounts.size(); ++a)
-      if (!closed[a]) open.push_back(a);
-    if (open.empty()) {  // every account settled: the rest cannot change the result
-      next = size;
-      break;
-    }
-    const std::uint64_t count = std::min<std::uint64_t>(size - next, std::max<std::size_t>(1, slice_pairs / open.size()));
-    candidates.resize(std::size_t(count));
-    candidate_index.clear();
-    jobs.clear();
-    pairs.clear();
-    for (std::uint64_t k = 0; k < count; ++k)
-      if (source.get(next + k, candidates[std::size_t(k)])) candidate_index.push_back(k);
-    for (std::size_t a : open)
-      for (std::uint64_t k : candidate_index) {
-        jobs.push_back({accounts[a].hash, candidates[std::size_t(k)]});
-        pairs.emplace_back(a, next + k);
+  // Two slices in the engine at once: while the device computes one, the other's settings are
+  // parsed and packed, and this thread makes the next slice's candidates and compares the last
+  // one's results -- the host work of a slice hides behind another's kernels. A slice is built
+  // with the accounts open then, so an account found in the slice before it may still be tried
+  // in it: its first match stays the first (candidates only grow), and nothing is reported twice.
+  constexpr std::size_t kInFlight = 2;
+  std::deque<std::unique_ptr<Slice>> flight;
+  std::uint64_t build_at = next;
+  bool all_closed = false;
+  auto launch = [&] {
+    while (flight.size() < kInFlight && build_at < size && !all_closed) {
+      std::vector<std::size_t> open;
+      for (std::size_t a = 0; a < accounts.size(); ++a)
+        if (!closed[a]) open.push_back(a);
+      if (open.empty()) {  // every account settled: the rest cannot change the result
+        all_closed = true;
+        break;
       }
-    outcomes.assign(jobs.size(), {});
-    const auto t0 = Clock::now();
-    if (!jobs.empty()) {
-      nvtx::Range r("audit slice", nvtx::Color::compute, std::int64_t(next));
-      const std::uint64_t base = next;
-      engine.crypt(jobs, outcomes, [&](std::size_t n) {
-        if (options.progress) options.progress(base + count * n / jobs.size(), size);  // the slice's share done
-      });
+      auto sl = std::make_unique<Slice>();
+      Slice& z = *sl;
+      z.begin = build_at;
+      z.count = std::min<std::uint64_t>(size - build_at, std::max<std::size_t>(1, slice_pairs / open.size()));
+      z.candidates.resize(std::size_t(z.count));
+      std::vector<std::uint64_t> made;
+      for (std::uint64_t k = 0; k < z.count; ++k)
+        if (source.get(z.begin + k, z.candidates[std::size_t(k)])) made.push_back(k);
+      z.jobs.reserve(open.size() * made.size());
+      z.pairs.reserve(open.size() * made.size());
+      for (std::size_t a : open)
+        for (std::uint64_t k : made) {
+          z.jobs.push_back({accounts[a].hash, z.candidates[std::size_t(k)]});
+          z.pairs.emplace_back(a, z.begin + k);
+        }
+      z.outcomes.assign(z.jobs.size(), {});
+      build_at += z.count;
+      if (!z.jobs.empty())
+        z.done = std::async(std::launch::async, [&engine, &z] {
+          nvtx::Range r("audit slice", nvtx::Color::compute, std::int64_t(z.begin));
+          const auto t0 = std::chrono::steady_clock::now();
+          engine.crypt(z.jobs, z.outcomes);
+          z.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        });
+      flight.push_back(std::move(sl));
     }
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    for (std::string& c : candidates) wipe(c);
+  };
+  // A finished slice's results: matches (each account's first), rejections, progress, the slice
+  // size for the rate measured; then slice_done's answer.
+  auto settle = [&](Slice& z) {
     std::vector<std::size_t> newly;
-    for (std::size_t k = 0; k < jobs.size(); ++k) {
-      const auto [acc, cand] = pairs[k];
-      if (!outcomes[k].ok()) {
-        if (!closed[acc]) result.rejected.emplace_back(acc, outcomes[k].error);
+    for (std::size_t k = 0; k < z.jobs.size(); ++k) {
+      const auto [acc, cand] = z.pairs[k];
+      if (!z.outcomes[k].ok()) {
+        if (!closed[acc]) result.rejected.emplace_back(acc, z.outcomes[k].error);
         closed[acc] = true;
         continue;
       }
-      if (constant_time_equal(outcomes[k].hash, accounts[acc].hash) && cand < first[acc]) {
+      if (constant_time_equal(z.outcomes[k].hash, accounts[acc].hash) && cand < first[acc]) {
         if (first[acc] == UINT64_MAX) newly.push_back(acc);
         first[acc] = cand;
       }
@@ -161,18 +195,35 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       closed[acc] = true;
       if (options.found) options.found({acc, first[acc]});
     }
-    next += count;
+    next = z.begin + z.count;
     if (options.progress) options.progress(next, size);
-    if (!options.slice_pairs && !jobs.empty()) {
+    if (!options.slice_pairs && !z.jobs.empty()) {
       // Slices of about slice_seconds at the rate measured: checkpoints and a stop come that often.
-      const double rate = double(jobs.size()) / std::max(seconds, 1e-6);
+      const double rate = double(z.jobs.size()) / std::max(z.seconds, 1e-6);
       slice_pairs = std::size_t(std::clamp(rate * options.slice_seconds, double(kFirstSlicePairs), double(kMaxSlicePairs)));
     }
-    if (options.slice_done && !options.slice_done(next)) {
+    return !options.slice_done || options.slice_done(next);
+  };
+  auto take = [&] {
+    std::unique_ptr<Slice> z = std::move(flight.front());
+    flight.pop_front();
+    if (z->done.valid()) z->done.get();  // rethrows what the engine threw
+    return z;
+  };
+  launch();
+  while (!flight.empty()) {
+    std::unique_ptr<Slice> z = take();
+    launch();  // the device gets the next slice before this one is compared
+    if (!settle(*z)) {
+      // Stopped: the slices already in the engine finish and count (slice_done hears of each),
+      // so that a resumed audit tries none of their candidates again.
+      while (!flight.empty()) settle(*take());
       result.stopped = next < size;
       break;
     }
   }
+  if (!result.stopped && all_closed) next = size;
+  flight.clear();
   result.next = next;
   for (std::size_t i = 0; i < accounts.size(); ++i)
     if (first[i] != UINT64_MAX) result.matches.push_back({i, first[i]});

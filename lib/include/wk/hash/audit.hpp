@@ -84,7 +84,7 @@ struct AuditOptions {
   // most, about 70 M/s).
   std::size_t slice_pairs = 0;
   double slice_seconds = 1.0;
-  // (next candidate, source size) as slices finish and, within one, as the engine goes.
+  // (next candidate, source size) as slices finish, on the calling thread.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   // Each match, as its slice ends (before slice_done), in account order.
   std::function<void(const AuditMatch&)> found;
@@ -95,8 +95,9 @@ struct AuditOptions {
 // The candidates [options.begin, source.size()) in slices of consecutive indices, each slice every
 // open account x its candidates; an account is closed by its first match. The slices never
 // overlap, so a resumed audit (begin = a checkpoint's next) tries no candidate twice, and the
-// first match of an account is the same whatever the slicing. Candidates are wiped after each
-// slice.
+// first match of an account is the same whatever the slicing. Two slices are in the engine while a
+// third is compared; when slice_done says stop, those two finish and are settled too (slice_done
+// hears of each). Candidates are wiped after each slice.
 AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, const CandidateSource& source,
                   const AuditOptions& options = {});
 
