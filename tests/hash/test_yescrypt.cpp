@@ -53,12 +53,7 @@ std::string random_yescrypt_setting(std::mt19937& rng) {
     std::string bytes(std::uniform_int_distribution<std::size_t>(0, 64)(rng), '\0');
     for (char& b : bytes) b = char(rng());
     char text[100];
-    int n = 0;
-    for (std::size_t i = 0; i < bytes.size(); i += 3) {  // encode64: little-endian groups of 3
-      std::uint32_t v = 0, bits = 0;
-      for (std::size_t k = i; k < bytes.size() && k < i + 3; ++k, bits += 8) v |= std::uint32_t(std::uint8_t(bytes[k])) << bits;
-      for (std::uint32_t b = 0; b < bits; b += 6, v >>= 6) text[n++] = kAlphabet[v & 63];
-    }
+    const int n = hd::yescrypt::encode64(text, reinterpret_cast<const std::uint8_t*>(bytes.data()), int(bytes.size()));
     s.append(text, std::size_t(n));
   } else {
     s += random_chars(rng, salt_chars);
@@ -71,11 +66,7 @@ std::string random_scrypt_setting(std::mt19937& rng) {
   const std::uint32_t n_log2 = std::uniform_int_distribution<std::uint32_t>(1, 9)(rng);
   const std::uint32_t r = std::uniform_int_distribution<std::uint32_t>(1, 6)(rng);
   const std::uint32_t p = std::uniform_int_distribution<std::uint32_t>(1, 3)(rng);
-  std::string s = "$7$";
-  s += kAlphabet[n_log2];
-  for (std::uint32_t v : {r, p})
-    for (int k = 0; k < 5; ++k) s += kAlphabet[(v >> (6 * k)) & 63];
-  return s + random_chars(rng, std::uniform_int_distribution<std::size_t>(0, 40)(rng));
+  return yescrypt_text::scrypt_head(n_log2, r, p) + random_chars(rng, std::uniform_int_distribution<std::size_t>(0, 40)(rng));
 }
 
 // What warpkit makes of (setting, password) when it claims the setting, else nullopt.

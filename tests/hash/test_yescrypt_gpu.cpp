@@ -121,12 +121,10 @@ TEST_CASE("GPU yescrypt and scrypt: the reference rung's other modes and a mixed
   for (const bool lanes_r : {true, false}) {
     std::vector<Job> s;
     for (int i = 0; i < 12; ++i) {
-      std::string head = "$7$";
-      head += kAlphabet[4 + rng() % 6];  // N 2^4 .. 2^9
+      const std::uint32_t n_log2 = 4 + rng() % 6;  // N 2^4 .. 2^9
       const std::uint32_t r = lanes_r ? 1u << (rng() % 4) : 3u + std::uint32_t(rng() % 4);
-      for (std::uint32_t v : {r, 1u + std::uint32_t(rng() % 3)})
-        for (int k = 0; k < 5; ++k) head += kAlphabet[(v >> (6 * k)) & 63];
-      s.push_back({head + salt22(rng), random_password(rng, random_length(rng))});
+      const std::uint32_t p = 1u + std::uint32_t(rng() % 3);
+      s.push_back({yescrypt_text::scrypt_head(n_log2, r, p) + salt22(rng), random_password(rng, random_length(rng))});
     }
     if (lanes_r) s.push_back({"$7$C6..../....abcdefghijklmnopqrstuvwxyz", "hashcat's scrypt cost"});
     for (const gpu::VariantInfo& v : gpu::variants(Method::scrypt)) {

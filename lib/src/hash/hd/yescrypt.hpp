@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hash/hd/crypt_base64.hpp"
 #include "hash/primitives/sha256.hpp"
 #include "wk/core/hd.hpp"
 
@@ -430,7 +431,6 @@ inline constexpr int kHashChars = 43;  // 32 bytes in yescrypt's base-64
 // yescrypt's encode64: groups of up to 3 bytes as little-endian numbers, 6 bits per character,
 // least significant first; a last group of 1 or 2 bytes takes 2 or 3 characters.
 WK_HD int encode64(char* out, const std::uint8_t* src, int n) {
-  constexpr char kAlphabet[] = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   int o = 0;
   for (int i = 0; i < n;) {
     std::uint32_t v = 0;
@@ -440,7 +440,7 @@ WK_HD int encode64(char* out, const std::uint8_t* src, int n) {
       bits += 8;
     } while (bits < 24 && i < n);
     for (int b = 0; b < bits; b += 6) {
-      out[o++] = kAlphabet[v & 63];
+      out[o++] = crypt_b64_char(v);
       v >>= 6;
     }
   }

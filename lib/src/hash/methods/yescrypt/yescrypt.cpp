@@ -59,15 +59,10 @@ FreshShape fresh_yescrypt(const HashOptions& o) {
   return shape_of("$y$" + yt::encode_uint(flavor, 0) + yt::encode_uint(c.n_log2, 1) + yt::encode_uint(c.r, 1) + "$");
 }
 
-// "$7$" + N as one character, r and p as 5 characters each (gensalt_scrypt_rn).
+// "$7$" + N, r and p = 1 of the cost (gensalt_scrypt_rn).
 FreshShape fresh_scrypt(const HashOptions& o) {
   const yt::CostParams c = yt::scrypt_cost(o.cost.value_or(kScryptDefaultCost));
-  static constexpr char kAlphabet[] = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  std::string head = "$7$";
-  head += kAlphabet[c.n_log2];
-  for (std::uint32_t v : {c.r, 1u})
-    for (int k = 0; k < 5; ++k) head += kAlphabet[(v >> (6 * k)) & 63];
-  return shape_of(std::move(head));
+  return shape_of(yt::scrypt_head(c.n_log2, c.r, 1));
 }
 
 // The rungs (crypt_gpu.hpp describes them); lanes is the fastest measured for both methods.
@@ -86,7 +81,7 @@ constexpr gpu::GpuMethod kScryptGpu{kScryptVariants, gpu::Variant::scrypt_lanes,
                                     gpu::make_yescrypt_batch};
 
 // Computed with libxcrypt 4.4.33's crypt_rn: yescrypt's lowest and default costs (the lanes
-// kernel, the prehash), scrypt through the reference kernel.
+// kernel, the prehash), scrypt with p = 1 and p = 2 (the lanes kernel's lane loop).
 constexpr std::array<KnownAnswer, 2> kYescryptSelfTest{{
     {"$y$j75$abcdefghijklmnopqrstu/", "warpkit self-check",
      "$y$j75$abcdefghijklmnopqrstu/$pqBk42XU5zSgtQNLQ.mdZ4dgoQ7CZtU17hUPNOUNmi1"},

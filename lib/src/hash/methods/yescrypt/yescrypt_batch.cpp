@@ -84,12 +84,8 @@ void YescryptMethodBatch::pack(const JobSource& src) {
     lanes_ok_ = lanes_ok_ && yescrypt_lanes_take(j);
     scrypt_lanes_ok_ = scrypt_lanes_ok_ && scrypt_lanes_take(j);
   }
-  // Word-aligned parts (the Pwx records hold pointers: 8-byte alignment).
-  slot_.V = (slot_.V + 3) & ~std::size_t(3);
-  slot_.B = (slot_.B + 3) & ~std::size_t(3);
-  slot_.XY = (slot_.XY + 3) & ~std::size_t(3);
-  slot_.S = (slot_.S + 3) & ~std::size_t(3);
-  slot_.pwx = (slot_.pwx + 3) & ~std::size_t(3);
+  // Every part 16-byte aligned (vector accesses; the Pwx records hold pointers).
+  for (std::size_t* words : {&slot_.V, &slot_.B, &slot_.XY, &slot_.S, &slot_.pwx}) *words = (*words + 3) & ~std::size_t(3);
   Staging lay;
   const std::size_t p_jobs = lay.add(n * sizeof(YescryptJob)), p_bytes = lay.add(bytes);
   core_.staging = core_.pinned(lay.total);

@@ -27,8 +27,6 @@ std::uint32_t atoi64(char ch) {
   return 64;
 }
 
-constexpr char kAlphabet[] = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
 // decode64_uint32: a first character whose range says how many follow (1 + 0..5), 32-bit
 // arithmetic wrapping as in C. Consumes from `s`.
 bool decode_uint(std::string_view& s, std::uint32_t min, std::uint32_t& out) {
@@ -189,12 +187,20 @@ std::string encode_uint(std::uint32_t value, std::uint32_t min) {
     ++chars;
     bits += 6;
   }
-  std::string out(1, kAlphabet[start + (v >> bits)]);
+  std::string out(1, hd::crypt_b64_char(start + (v >> bits)));
   while (--chars) {
     bits -= 6;
-    out += kAlphabet[(v >> bits) & 63];
+    out += hd::crypt_b64_char(v >> bits);
   }
   return out;
+}
+
+std::string scrypt_head(std::uint32_t n_log2, std::uint32_t r, std::uint32_t p) {
+  std::string head = "$7$";
+  head += hd::crypt_b64_char(n_log2);
+  for (std::uint32_t v : {r, p})
+    for (int k = 0; k < 5; ++k) head += hd::crypt_b64_char(v >> (6 * k));
+  return head;
 }
 
 void salt16_text(char* out, const unsigned char* random, std::size_t chars) {

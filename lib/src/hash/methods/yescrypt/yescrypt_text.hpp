@@ -41,6 +41,9 @@ CostParams scrypt_cost(unsigned cost);
 // yescrypt's variable-length number encoding (encode64_uint32 with a minimum): the parameter
 // characters of "$y$j9T$".
 std::string encode_uint(std::uint32_t value, std::uint32_t min);
+// "$7$" + N's log2 as one character, r and p as 5 characters each (30 bits, least significant
+// first): the parameters of a scrypt setting (gensalt_scrypt_rn).
+std::string scrypt_head(std::uint32_t n_log2, std::uint32_t r, std::uint32_t p);
 // 22 characters of the crypt alphabet for a 16-byte salt, as encode64 writes it.
 void salt16_text(char* out, const unsigned char* random, std::size_t chars);
 
