@@ -704,6 +704,31 @@ bool g_gpus_split = false;
 
 bool gpus_split_by_rank() { return g_gpus_split; }
 
+namespace {
+int driver_gpu_count() {
+  int n = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end; it.increment(ec))
+    ++n;
+  return n;
+}
+}  // namespace
+
+int visible_gpu_count() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible) return driver_gpu_count();
+  int n = 0;
+  for (std::string_view rest = visible; !rest.empty();) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    // The runtime stops at the first entry that names no device ("-1", "", a bad UUID).
+    if (item.empty() || item.front() == '-') break;
+    ++n;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return n;
+}
+
 int start_world(const char* prog, int* argc, char*** argv) {
   try {
     dist::init(argc, argv);
@@ -714,9 +739,7 @@ int start_world(const char* prog, int* argc, char*** argv) {
   if (!w.distributed()) return kSuccess;
   if (w.local_size > 1 && !std::getenv("CUDA_VISIBLE_DEVICES")) {
     std::vector<int> gpus;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end; it.increment(ec))
-      gpus.push_back(int(gpus.size()));
+    for (int g = 0, n = driver_gpu_count(); g < n; ++g) gpus.push_back(g);
     if (!gpus.empty()) {
       std::string mine;
       for (int g : dist::node_share(gpus, w.local_rank, w.local_size)) mine += (mine.empty() ? "" : ",") + std::to_string(g);

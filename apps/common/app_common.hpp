@@ -71,6 +71,10 @@ bool clean_exit_wanted();  // WK_CLEAN_EXIT=1
 int start_world(const char* prog, int* argc, char*** argv);
 // True when start_world set CUDA_VISIBLE_DEVICES for this rank (its GPUs are split already).
 bool gpus_split_by_rank();
+// The GPUs the CUDA runtime will show this process, counted without starting it: the entries of
+// CUDA_VISIBLE_DEVICES when it is set (up to the first that is no device index), else the
+// devices in /proc/driver/nvidia/gpus (0 without the driver).
+int visible_gpu_count();
 // The end of a process begun with start_world: the ranks of a distributed run that ended normally
 // all take rank 0's exit code (mpirun then returns it) and finalize MPI; an interrupted one
 // (kInterrupted) ends at once (its peers may be gone). Then exit_now.

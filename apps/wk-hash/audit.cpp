@@ -447,6 +447,7 @@ int cmd_audit(Common c, AuditArgs a, const CLI::App& sub) {
                         tried_accounts.size(), tried_now, a.mask.empty() && a.rules.empty() ? "words" : "candidates",
                         tried_accounts.size() * tried_now, audit_ms,
                         audit_ms > 0 ? double(tried_accounts.size() * tried_now) * 1000.0 / audit_ms : 0.0));
+  if (const std::string shares = start.shares(); !shares.empty()) detail(c, shares);
   for (const auto& [account, why] : result.rejected) {
     error(fmt::format("{}: line {}: not checked: {}", a.hashes, account_line[tried[account]], why));
     ++not_checked;

@@ -27,6 +27,7 @@ Examples:
   wk-hash audit --hashes /etc/shadow --wordlist common-passwords.txt
   wk-hash audit --hashes /etc/shadow --wordlist words.txt --rules share/rules/warpkit64.rule --pot audit.pot
   wk-hash verify --device cpu -i pairs.tsv      libxcrypt on all cores, no GPU
+  wk-hash hash --method sha512crypt --gpus 0,1 -i big.txt -o hashes.txt   two GPUs (default: all)
 
 Formats:
 )";

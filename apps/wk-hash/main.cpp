@@ -39,14 +39,62 @@ void add_common(CLI::App& sub, Common& c, bool with_input) {
                "Also the backend and its device, counts and the time of each stage, on standard error")
       ->excludes(quiet);
   app::add_device_option(sub, c.device);
+  sub.add_option("--gpus", c.gpus,
+                 "GPUs to hash on, e.g. 0,1 (default: all; each batch of lines goes to the least busy one)")
+      ->default_val("all")
+      ->check([](const std::string& text) {
+        try {
+          (void)parse_gpu_list(text);
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      });
+}
+
+std::vector<int> chosen_gpus(const Common& c, int device_count) {
+  std::vector<int> gpus;
+  try {
+    gpus = parse_gpu_list(c.gpus, device_count);
+  } catch (const Error& e) {
+    throw Error(e.category(), std::string("--gpus: ") + e.what());
+  }
+  const dist::World& w = dist::world();
+  if (c.gpus == "all" && w.distributed() && !app::gpus_split_by_rank())
+    gpus = dist::node_share(gpus, w.local_rank, w.local_size);
+  return gpus;
+}
+
+namespace {
+// The GPUs --gpus names, without starting CUDA (chosen_gpus checks them once it has started).
+std::vector<int> planned_gpus(const Common& c) {
+  if (c.device == "cpu") return {};
+  if (c.gpus != "all") return parse_gpu_list(c.gpus);
+  std::vector<int> gpus;
+  for (int d = 0, n = app::visible_gpu_count(); d < n; ++d) gpus.push_back(d);
+  const dist::World& w = dist::world();
+  if (w.distributed() && !app::gpus_split_by_rank()) gpus = dist::node_share(gpus, w.local_rank, w.local_size);
+  return gpus;
+}
+}  // namespace
+
+std::size_t slices_in_engine(const Common& c) {
+  return 4 + 2 * (std::max<std::size_t>(planned_gpus(c).size(), 1) - 1);
 }
 
 EngineStart::EngineStart(const Common& c, std::optional<hash::Method> expected)
     : chosen_(std::make_shared<Chosen>()),
       pending_(std::async(std::launch::async, [&c, expected, chosen = chosen_] {
         const auto t0 = std::chrono::steady_clock::now();
+        // The GPUs' contexts start at once beside the probe of the first (one after another, each
+        // added 0.1-0.3 s before the engine could start).
+        std::future<std::string> contexts;
+        if (c.device != "cpu")
+          contexts = std::async(std::launch::async, [gpus = planned_gpus(c)] { return start_contexts(gpus); });
         chosen->selection = app::choose_backend(kProg, c.device, c.quiet);
-        auto engine = std::make_shared<hash::CryptEngine>(chosen->selection.backend, 0, expected);
+        std::vector<int> gpus;
+        if (chosen->selection.backend == Backend::gpu) gpus = chosen_gpus(c, chosen->selection.gpu.device_count);
+        auto engine = std::make_shared<hash::CryptEngine>(chosen->selection.backend, 0, expected, gpus);
         chosen->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return engine;
       }).share()) {}
@@ -55,12 +103,22 @@ std::string EngineStart::describe() const {
   const hash::CryptEngine& engine = get();
   const BackendSelection& sel = chosen_->selection;
   const std::string cpu = fmt::format("{} CPU threads", engine.cpu_threads());
-  const std::string what =
-      engine.backend() == Backend::gpu
-          ? fmt::format("gpu ({}, compute capability {}.{}, {} SMs; methods other than {}: libxcrypt on {})", sel.gpu.name,
-                        sel.gpu.cc_major, sel.gpu.cc_minor, sel.gpu.sm_count, join(method_names(), " and "), cpu)
-          : fmt::format("cpu (libxcrypt on {})", cpu);
-  return fmt::format("backend: {}; chosen and constructed in {:.0f} ms", what, chosen_->ready_ms);
+  if (engine.backend() != Backend::gpu)
+    return fmt::format("backend: cpu (libxcrypt on {}); chosen in {:.0f} ms", cpu, chosen_->ready_ms);
+  std::string ids;
+  for (const hash::CryptEngine::GpuShare& g : engine.gpu_shares()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", g.device);
+  return fmt::format("backend: gpu ({}, compute capability {}.{}, {} SMs; GPU {}; methods other than {}: libxcrypt on {}); "
+                     "chosen in {:.0f} ms, GPUs started in {:.0f} ms more",
+                     sel.gpu.name, sel.gpu.cc_major, sel.gpu.cc_minor, sel.gpu.sm_count, ids, join(method_names(), " and "),
+                     cpu, chosen_->ready_ms, engine.gpu_ready_ms());
+}
+
+std::string EngineStart::shares() const {
+  const std::vector<hash::CryptEngine::GpuShare> all = get().gpu_shares();
+  if (all.size() < 2) return {};
+  std::string text = "GPU jobs:";
+  for (const hash::CryptEngine::GpuShare& g : all) text += fmt::format(" GPU {} {}", g.device, g.jobs);
+  return text;
 }
 
 EngineStart::~EngineStart() {
@@ -190,10 +248,10 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
   AppSink sink(out, input, c.quiet);
   if (c.json) job.format = json_lines(job.task == hash::LineTask::verify);
   hash::LineEngineOptions options;
-  // Lines per slice (2^18) and slices in the engine at once (4): tests run many slices on a few
+  // Lines per slice (2^18) and slices in the engine at once (slices_in_engine): tests run many slices on a few
   // hundred lines; WK_HASH_IN_ENGINE measures how deep the pipeline must be to keep the GPU busy.
   options.slice_lines = env_count("WK_HASH_SLICE_LINES", options.slice_lines);
-  options.in_engine = std::min<std::size_t>(64, env_count("WK_HASH_IN_ENGINE", options.in_engine));
+  options.in_engine = std::min<std::size_t>(64, env_count("WK_HASH_IN_ENGINE", slices_in_engine(c)));
   if (c.verbose) {
     const std::string from = distributed        ? fmt::format("{}, read whole by every rank", c.input)
                              : typed.fd() >= 0  ? std::string("the terminal, one typed line")
@@ -211,6 +269,7 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
   if (c.verbose) {
     auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
     detail(c, engine.describe());
+    if (const std::string shares = engine.shares(); !shares.empty()) detail(c, shares);
     const double run_ms = ms(t_run - t_typed);
     detail(c, fmt::format("{} lines through the engine in {:.1f} ms ({:.0f} lines/s){}; output written in {:.1f} ms",
                           counts.lines, run_ms, run_ms > 0 ? double(counts.lines) * 1000.0 / run_ms : 0.0,

@@ -30,10 +30,17 @@ std::vector<std::string> method_names(bool (*pick)(const hash::MethodInfo&) = nu
 std::string join(const std::vector<std::string>& items, const char* last);
 
 struct Common {
-  std::string input, output, device = "auto";
+  std::string input, output, device = "auto", gpus = "all";
   bool json = false, quiet = false, verbose = false;
 };
 void add_common(CLI::App& sub, Common& c, bool with_input = true);
+// The GPUs --gpus names for this process, checked against the machine's device_count: every one
+// for "all" (under mpirun/srun, with CUDA_VISIBLE_DEVICES set by hand, this rank's share of the
+// node's). Throws wk::Error{usage} naming --gpus.
+std::vector<int> chosen_gpus(const Common& c, int device_count);
+// Slices a line command keeps in the engine at once: 4 on one GPU (one computing, the next ones
+// packed behind it) or the CPU, two more for each further GPU --gpus gives this process.
+std::size_t slices_in_engine(const Common& c);
 
 inline std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -59,9 +66,11 @@ class EngineStart {
     const auto ready = pending_;
     return *ready.get();
   }
-  // For -v: the backend and its device ("gpu (NAME, compute capability X.Y, N SMs)" or
-  // "cpu (N threads)") and how long choosing it and constructing the engine took. Waits like get().
+  // For -v: the backend and its devices ("gpu (NAME, compute capability X.Y, N SMs)" or
+  // "cpu (N threads)") and how long choosing it and starting the GPUs took. Waits like get().
   std::string describe() const;
+  // For -v after a run: the GPU jobs each GPU took ("" with one GPU or the CPU).
+  std::string shares() const;
 
  private:
   struct Chosen {

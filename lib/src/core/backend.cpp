@@ -1,7 +1,7 @@
 #include "wk/core/backend.hpp"
 
 #include <algorithm>
-
+#include <future>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -72,6 +72,25 @@ GpuStatus probe_gpu() {
     st.sm_count = prop.multiProcessorCount;
   }
   return st;
+}
+
+std::string start_contexts(const std::vector<int>& devices) {
+  auto make = [](int device) -> std::string {
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaFree(nullptr);
+    if (e == cudaSuccess) return {};
+    (void)cudaGetLastError();
+    return "GPU " + std::to_string(device) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+  };
+  std::vector<std::future<std::string>> made;
+  for (int d : devices)
+    if (d >= 0) made.push_back(std::async(std::launch::async, make, d));
+  std::string failed;
+  for (auto& m : made) {
+    std::string why = m.get();
+    if (failed.empty()) failed = std::move(why);
+  }
+  return failed;
 }
 
 BackendSelection select_backend(DeviceChoice choice) {

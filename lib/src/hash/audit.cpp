@@ -129,17 +129,17 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
   // Enough pairs per call to keep a GPU busy; md5crypt needs the most (about 70 M/s).
   constexpr std::size_t kMaxSlicePairs = std::size_t(1) << 20, kFirstSlicePairs = 1024;
   std::size_t slice_pairs = options.slice_pairs ? options.slice_pairs : kFirstSlicePairs;
-  // Two slices in the engine at once: while the device computes one, the other's settings are
-  // parsed and packed, and this thread makes the next slice's candidates and compares the last
+  // Two slices per GPU in the engine at once: while a device computes one, the other's settings
+  // are parsed and packed, and this thread makes the next slice's candidates and compares the last
   // one's results -- the host work of a slice hides behind another's kernels. A slice is built
   // with the accounts open then, so an account found in the slice before it may still be tried
   // in it: its first match stays the first (candidates only grow), and nothing is reported twice.
-  constexpr std::size_t kInFlight = 2;
+  const std::size_t in_flight = 2 * std::max<std::size_t>(1, engine.gpu_shares().size());
   std::deque<std::unique_ptr<Slice>> flight;
   std::uint64_t build_at = next;
   bool all_closed = false;
   auto launch = [&] {
-    while (flight.size() < kInFlight && build_at < size && !all_closed) {
+    while (flight.size() < in_flight && build_at < size && !all_closed) {
       std::vector<std::size_t> open;
       for (std::size_t a = 0; a < accounts.size(); ++a)
         if (!closed[a]) open.push_back(a);

@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "gpu/gpu_runner.hpp"
 #include "methods/method_module.hpp"
+#include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/core/parallel.hpp"
@@ -90,25 +92,104 @@ void wait_reporting(std::future<void>& work, const std::atomic<std::size_t>& don
 
 }  // namespace
 
+namespace {
+
+// The GPUs of an engine: a Runner each, and the jobs dealt to each.
+struct GpuSet {
+  std::vector<std::shared_ptr<gpu::Runner>> runners;
+  double ready_ms = -1;
+  std::mutex m;
+  std::vector<std::uint64_t> queued, taken;  // per GPU: jobs dealt and not finished; jobs dealt
+
+  // The GPU that takes a call of `jobs` jobs: the one with the least work queued (the first of
+  // equals), so a faster or less busy GPU takes more. Released when the call ends.
+  class Lease {
+   public:
+    Lease(GpuSet& set, std::size_t jobs) : set_(set), jobs_(jobs) {
+      std::lock_guard lock(set.m);
+      index_ = std::size_t(std::min_element(set.queued.begin(), set.queued.end()) - set.queued.begin());
+      set.queued[index_] += jobs;
+      set.taken[index_] += jobs;
+    }
+    ~Lease() {
+      std::lock_guard lock(set_.m);
+      set_.queued[index_] -= jobs_;
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    gpu::Runner& runner() const { return *set_.runners[index_]; }
+
+   private:
+    GpuSet& set_;
+    std::size_t jobs_, index_ = 0;
+  };
+};
+
+// The Runners of `gpus` (empty: every visible device), made on a thread each: the contexts and
+// self-checks of the devices start at once.
+std::shared_ptr<GpuSet> start_gpus(std::vector<int> gpus, std::optional<Method> expected) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (gpus.empty()) {
+    int count = 0;
+    WK_CUDA_CHECK(cudaGetDeviceCount(&count));
+    for (int d = 0; d < count; ++d) gpus.push_back(d);
+  }
+  auto make = [expected](int device) {
+    nvtx::Range r("gpu start-up", nvtx::Color::compute, device);
+    return expected ? std::make_shared<gpu::Runner>(device, std::span<const Method>(&*expected, 1))
+                    : std::make_shared<gpu::Runner>(device);
+  };
+  auto set = std::make_shared<GpuSet>();
+  std::vector<std::future<std::shared_ptr<gpu::Runner>>> starting;
+  for (std::size_t i = 1; i < gpus.size(); ++i) starting.push_back(std::async(std::launch::async, make, gpus[i]));
+  std::exception_ptr failed;
+  try {
+    if (!gpus.empty()) set->runners.push_back(make(gpus[0]));
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  for (auto& f : starting) {  // every thread joined before anything is thrown
+    try {
+      set->runners.push_back(f.get());
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+  if (set->runners.empty()) throw Error(ErrorCategory::unsupported, "no CUDA device to hash on");
+  set->queued.assign(set->runners.size(), 0);
+  set->taken.assign(set->runners.size(), 0);
+  set->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return set;
+}
+}  // namespace
+
 struct CryptEngine::Impl {
   Backend backend = Backend::cpu;
   unsigned threads = 1;
-  // The GPU runner, created on a helper thread (CUDA context, known-answer self-check) while the
-  // caller reads its input; crypt() waits for it.
-  std::shared_future<std::shared_ptr<gpu::Runner>> gpu;
+  // The GPUs' runners, made on a helper thread (CUDA contexts, known-answer self-checks) while the
+  // caller reads its input; crypt() waits for them.
+  std::shared_future<std::shared_ptr<GpuSet>> gpu;
+  // Waits for the GPU side (nullptr: the CPU backend). Each caller uses its own copy of the shared
+  // future (get() on one shared_future object from several threads at once is not safe); a failed
+  // start-up is rethrown on every call.
+  std::shared_ptr<GpuSet> gpus() const {
+    if (!gpu.valid()) return nullptr;
+    const auto ready = gpu;
+    return ready.get();
+  }
 };
 
-CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads, std::optional<Method> expected)
+CryptEngine::CryptEngine(Backend backend, unsigned cpu_threads, std::optional<Method> expected, std::vector<int> gpus)
     : impl_(std::make_unique<Impl>()) {
   impl_->backend = backend;
   impl_->threads = cpu_threads ? cpu_threads : default_threads();
   // Only a method with GPU kernels narrows the start-up check (the others run on the CPU).
   if (expected && !on_gpu(*expected)) expected.reset();
   if (backend == Backend::gpu)
-    impl_->gpu = std::async(std::launch::async, [expected] {
+    impl_->gpu = std::async(std::launch::async, [expected, gpus = std::move(gpus)] {
                    nvtx::Range r("hash self-check", nvtx::Color::compute);
-                   return expected ? std::make_shared<gpu::Runner>(std::span<const Method>(&*expected, 1))
-                                   : std::make_shared<gpu::Runner>();
+                   return start_gpus(gpus, expected);
                  }).share();
 }
 
@@ -116,12 +197,26 @@ CryptEngine::~CryptEngine() = default;
 
 Backend CryptEngine::backend() const noexcept { return impl_->backend; }
 
+std::vector<CryptEngine::GpuShare> CryptEngine::gpu_shares() const {
+  std::vector<GpuShare> out;
+  const std::shared_ptr<GpuSet> set = impl_->gpus();
+  if (!set) return out;
+  std::lock_guard lock(set->m);
+  for (std::size_t i = 0; i < set->runners.size(); ++i) out.push_back({set->runners[i]->device(), set->taken[i]});
+  return out;
+}
+
+double CryptEngine::gpu_ready_ms() const {
+  const std::shared_ptr<GpuSet> set = impl_->gpus();
+  return set ? set->ready_ms : -1;
+}
+
 void CryptEngine::finish() noexcept {
   if (!impl_->gpu.valid()) return;
   try {
-    impl_->gpu.get()->finish();
+    for (const auto& runner : impl_->gpus()->runners) runner->finish();
   } catch (...) {
-    // no runner (its start failed): nothing was queued
+    // no runners (their start failed): nothing was queued
   }
 }
 
@@ -145,19 +240,13 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
       }
     });
   }
-  // The GPU side, once its start-up has finished (parsing overlapped it). Each caller uses its own
-  // copy of the shared future (get() on one shared_future object from several threads at once is
-  // not safe); a failed start-up is rethrown on every call.
-  std::shared_ptr<gpu::Runner> runner;
-  if (impl_->gpu.valid()) {
-    const auto ready = impl_->gpu;
-    runner = ready.get();
-  }
+  // The GPU side, once its start-up has finished (parsing overlapped it).
+  const std::shared_ptr<GpuSet> gpus = impl_->gpus();
   std::vector<std::size_t> cpu_jobs, gpu_index;
   const GpuMethods& gpu = gpu_methods();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!parsed[i]) continue;
-    (runner && gpu[std::size_t(parsed[i]->method)] ? gpu_index : cpu_jobs).push_back(i);
+    (gpus && gpu[std::size_t(parsed[i]->method)] ? gpu_index : cpu_jobs).push_back(i);
   }
   const std::size_t failed_early = jobs.size() - cpu_jobs.size() - gpu_index.size();
   std::atomic<std::size_t> done{failed_early};
@@ -181,7 +270,8 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
         for (std::size_t k = b; k < e; ++k) prepared[k] = {&*parsed[gpu_index[k]], jobs[gpu_index[k]].password};
       });
       std::vector<std::string> hashes(gpu_index.size());
-      runner->run(prepared, hashes, [&](std::size_t n) {
+      const GpuSet::Lease lease(*gpus, gpu_index.size());
+      lease.runner().run(prepared, hashes, [&](std::size_t n) {
         done.fetch_add(n);
         if (progress) progress(done.load());
       });
@@ -203,11 +293,10 @@ void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stri
     throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: the settings differ from the passwords in count");
   if (stride < bytes) throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: records shorter than a crypt string");
   if (n == 0) return;
-  if (impl_->gpu.valid()) {
-    const auto ready = impl_->gpu;
-    const std::shared_ptr<gpu::Runner> runner = ready.get();
+  if (const std::shared_ptr<GpuSet> gpus = impl_->gpus()) {
+    const GpuSet::Lease lease(*gpus, n);
     std::size_t done = 0;
-    runner->run_fresh(o, jobs.settings, jobs.passwords, out, stride, [&](std::size_t more) {
+    lease.runner().run_fresh(o, jobs.settings, jobs.passwords, out, stride, [&](std::size_t more) {
       done += more;
       if (progress) progress(done);
     });

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
+#include <future>
 #include <optional>
 #include <set>
 
@@ -75,25 +76,25 @@ void start_gpu(const std::shared_ptr<GpuStartup>& st, const StartPlan& plan) {
     st->counted = true;
     st->cv.notify_all();
   }
-  GpuStatus status;
-  {
-    nvtx::Range r("cuda context", nvtx::Color::app);
-    status = probe_gpu();
-  }
-  if (!status.usable) return fail(status.reason);
   std::vector<int> gpus = plan.gpus;
   if (gpus.empty()) {
     for (int d = 0; d < count; ++d) gpus.push_back(d);
     gpus = dist::node_share(gpus, plan.share_index, plan.share_count);
   }
-  try {
-    for (int d : gpus) {  // every context before any handle
-      WK_CUDA_CHECK(cudaSetDevice(d));
-      WK_CUDA_CHECK(cudaFree(nullptr));
-    }
-  } catch (const std::exception& e) {
-    return fail(e.what());
+  const std::set<int> devices(gpus.begin(), gpus.end());
+  // Every context before any handle: all GPUs' at once, beside the probe of device 0.
+  std::future<std::string> contexts = std::async(std::launch::async, [&devices] {
+    nvtx::Range r("cuda contexts", nvtx::Color::app);
+    return start_contexts(std::vector<int>(devices.begin(), devices.end()));
+  });
+  GpuStatus status;
+  {
+    nvtx::Range r("cuda context", nvtx::Color::app);
+    status = probe_gpu();
   }
+  const std::string context_failure = contexts.get();
+  if (!status.usable) return fail(status.reason);
+  if (!context_failure.empty()) return fail(context_failure);
   std::vector<JpegDecodeService*> services;
   {
     std::lock_guard<std::mutex> lock(st->m);
@@ -119,8 +120,9 @@ void start_gpu(const std::shared_ptr<GpuStartup>& st, const StartPlan& plan) {
       }
     st->sides_made = true;
   }
-  // Meanwhile, per GPU: the encoder's library and one run of the pipeline (and encoder).
-  for (int d : std::set<int>(gpus.begin(), gpus.end())) {
+  // Meanwhile, per GPU and all GPUs at once: the encoder's library and one run of the pipeline
+  // (and encoder).
+  auto warm_up = [&st, &plan](int d) {
     nvtx::Range r("warm-up", nvtx::Color::app, d);
     std::shared_ptr<io::NvjpegLibrary> library;
     if (plan.nvjpeg_encode) {
@@ -144,6 +146,13 @@ void start_gpu(const std::shared_ptr<GpuStartup>& st, const StartPlan& plan) {
     made.set_value(std::move(library));
     std::lock_guard<std::mutex> lock(st->m);
     st->encode_libraries[d] = made.get_future().share();
+  };
+  {
+    std::vector<std::future<void>> warming;
+    for (int d : devices)
+      if (d != *devices.begin()) warming.push_back(std::async(std::launch::async, warm_up, d));
+    warm_up(*devices.begin());
+    for (auto& w : warming) w.get();
   }
   for (JpegDecodeService* service : services) service->wait_started();
   std::lock_guard<std::mutex> lock(st->m);

@@ -32,6 +32,12 @@ struct GpuStatus {
 };
 GpuStatus probe_gpu();
 
+// Makes the CUDA contexts of `devices` (ids; -1 entries are skipped) at once, a thread each, and
+// waits for them: the first CUDA call on a device takes 0.1-0.3 s, and one device after another
+// those add up. Run beside probe_gpu, the other devices start while device 0 is probed. Never
+// throws: returns the first failure's text ("" when every context was made).
+std::string start_contexts(const std::vector<int>& devices);
+
 struct BackendSelection {
   Backend backend = Backend::cpu;
   std::string notice;  // one line for stderr when auto fell back to the CPU; empty otherwise

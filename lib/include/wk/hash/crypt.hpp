@@ -1,21 +1,23 @@
 #pragma once
 // crypt(3) over many passwords: the batch engine behind wk-hash.
 //
-//   GPU backend   md5crypt, sha256crypt, sha512crypt and bcrypt on the device (batches grouped by
-//                 password length, init / loop / final launches); every other method on the CPU
-//                 through libxcrypt.
+//   GPU backend   md5crypt, sha256crypt, sha512crypt, bcrypt, yescrypt and scrypt on the GPUs
+//                 (batches grouped by password length, init / loop / final launches; each call on
+//                 the least busy GPU); every other method on the CPU through libxcrypt.
 //   CPU backend   libxcrypt's crypt_rn on all cores, every method.
 //
 // Output is byte-identical to libxcrypt's crypt_rn for every setting and password it accepts;
 // what it rejects is reported per job. Password bytes given to the engine are wiped from every
 // buffer it copied them into (host, pinned, device) before it returns.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wk/core/backend.hpp"
 #include "wk/hash/setting.hpp"
@@ -49,17 +51,30 @@ struct FreshJobs {
 
 class CryptEngine {
  public:
-  // GPU: starts the device side on a helper thread (CUDA context on device 0; the known-answer
-  // self-check of `expected` -- the one method the caller's jobs use, when it knows it -- or else of
-  // every GPU method, run on the device while the first batch is packed) and returns; crypt() waits
-  // for the start and throws wk::Error{internal} when the device gave a wrong answer, before any
-  // batch of that method runs. A method not checked at start-up is checked while its first GPU
-  // batch is packed. threads = 0: all cores.
-  explicit CryptEngine(Backend backend, unsigned cpu_threads = 0, std::optional<Method> expected = std::nullopt);
+  // GPU: starts the device side on a helper thread and returns: on every GPU of `gpus` at once
+  // (CUDA device ids; empty: every visible device) a CUDA context and the known-answer self-check
+  // of `expected` -- the one method the caller's jobs use, when it knows it -- or else of every
+  // GPU method, run on the device while its first batch is packed. crypt() waits for the start
+  // and throws wk::Error{internal} when a device gave a wrong answer, before any batch of that
+  // method runs there. A method not checked at start-up is checked while its first GPU batch is
+  // packed. Each call's GPU jobs go to the GPU with the least work queued, so a faster or less
+  // busy GPU takes more calls. threads = 0: all cores.
+  explicit CryptEngine(Backend backend, unsigned cpu_threads = 0, std::optional<Method> expected = std::nullopt,
+                       std::vector<int> gpus = {});
   ~CryptEngine();
   CryptEngine(const CryptEngine&) = delete;
   CryptEngine& operator=(const CryptEngine&) = delete;
 
+  // The GPUs in use and the GPU jobs each has taken so far (empty with the CPU backend); waits for
+  // the start. Throws what the start threw.
+  struct GpuShare {
+    int device = 0;
+    std::uint64_t jobs = 0;
+  };
+  std::vector<GpuShare> gpu_shares() const;
+  // Milliseconds from construction until every GPU had its context and its check queued (-1: no
+  // GPU side); waits for the start.
+  double gpu_ready_ms() const;
   Backend backend() const noexcept;
   unsigned cpu_threads() const noexcept;
   // Waits until the device has done what finished batches left queued (the wipes of their device

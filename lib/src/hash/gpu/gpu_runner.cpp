@@ -169,11 +169,11 @@ struct Runner::Impl {
   std::mutex gpu_turn;
 };
 
-Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>()) {
+Runner::Runner(int device, std::span<const Method> check_now) : device_(device) {
+  WK_CUDA_CHECK(cudaSetDevice(device));
+  impl_ = std::make_unique<Impl>();
   // Batches allocate device memory in stream order (DeviceBuffer(count, stream)); keep what they free in the
   // device's pool for the next batch instead of returning it at every synchronization.
-  int device = 0;
-  WK_CUDA_CHECK(cudaGetDevice(&device));
   cudaMemPool_t mem_pool = nullptr;
   WK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&mem_pool, device));
   std::uint64_t keep = UINT64_MAX;
@@ -183,9 +183,14 @@ Runner::Runner(std::span<const Method> check_now) : impl_(std::make_unique<Impl>
   impl_->start_check(check_now.empty() ? std::span<const Method>(gpu_methods()) : check_now);
 }
 
-Runner::~Runner() = default;
+Runner::~Runner() {
+  (void)cudaSetDevice(device_);  // a check never waited for still holds its streams and batches
+  impl_.reset();
+}
 
-void Runner::finish() noexcept { cudaDeviceSynchronize(); }
+void Runner::finish() noexcept {
+  if (cudaSetDevice(device_) == cudaSuccess) cudaDeviceSynchronize();
+}
 
 void Runner::run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs,
                        const std::function<void(std::size_t)>& progress) {
@@ -220,6 +225,7 @@ void Runner::run_batch(DeviceBatch& batch, cudaStream_t stream, std::size_t jobs
 
 void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
                  const std::function<void(std::size_t)>& progress) {
+  WK_CUDA_CHECK(cudaSetDevice(device_));
   // A stream per call: callers may run several calls at once (wk-hash keeps four slices in the
   // engine so one's host work overlaps the other's kernels).
   Stream stream;
@@ -261,6 +267,7 @@ void Runner::run_fresh(const HashOptions& options, std::string_view settings, st
   if (settings.size() != record * passwords.size())
     throw Error(ErrorCategory::internal, "Runner::run_fresh: the fresh settings differ from the passwords in count");
   if (passwords.empty()) return;
+  WK_CUDA_CHECK(cudaSetDevice(device_));
   impl_->start_check(std::span<const Method>(&m, 1));
   Stream stream;
   const std::size_t per_batch = batch_size(m);

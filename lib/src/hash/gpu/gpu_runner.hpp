@@ -26,10 +26,11 @@ struct PreparedJob {
 
 class Runner {
  public:
-  // Sets up the device's memory pool and queues the known-answer self-check of `check_now` (empty:
-  // every GPU method) on the device. A method not queued here is queued before its first batch is
-  // packed. No batch of a method runs before its check has passed.
-  explicit Runner(std::span<const Method> check_now = {});
+  // Runs on CUDA device `device`: every call makes it the calling thread's current device. Sets up
+  // the device's memory pool and queues the known-answer self-check of `check_now` (empty: every
+  // GPU method) on the device. A method not queued here is queued before its first batch is
+  // packed. No batch of a method runs before its check has passed (each device checks its own).
+  explicit Runner(int device, std::span<const Method> check_now = {});
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -42,8 +43,10 @@ class Runner {
                  char* out, std::size_t stride, const std::function<void(std::size_t)>& progress);
   // Waits for the device (the wipes finished batches queued: CryptEngine::finish).
   void finish() noexcept;
+  int device() const noexcept { return device_; }
 
  private:
+  int device_ = 0;
   struct Impl;
   std::unique_ptr<Impl> impl_;
   // Runs one batch's launches in its turn on the GPU and waits for them; progress as in run().
