@@ -253,7 +253,7 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
   options.slice_lines = env_count("WK_HASH_SLICE_LINES", options.slice_lines);
   options.in_engine = std::min<std::size_t>(64, env_count("WK_HASH_IN_ENGINE", slices_in_engine(c)));
   if (c.verbose) {
-    const std::string from = distributed        ? fmt::format("{}, read whole by every rank", c.input)
+    const std::string from = distributed        ? fmt::format("{}, dealt over {} ranks in byte ranges", c.input, dist::world().size)
                              : typed.fd() >= 0  ? std::string("the terminal, one typed line")
                              : from_stdin       ? std::string("standard input")
                                                 : c.input;
@@ -276,6 +276,9 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
                           typed.fd() >= 0 ? fmt::format(", after {:.0f} ms at the prompts", ms(t_typed - t_start))
                                           : std::string(),
                           ms(Clock::now() - t_run)));
+    if (distributed)
+      detail(c, fmt::format("the {} ranks read {} bytes of the {}-byte input in all, each its own byte ranges",
+                            dist::world().size, input.bytes_read(), input.size_bytes().value_or(0)));
   }
   if (job.task != hash::LineTask::verify) {  // hash, crypt: an empty input is no failure, but said
     if (counts.lines == 0) summary(c, "the input has no lines: nothing hashed");

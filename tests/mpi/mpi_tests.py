@@ -10,6 +10,7 @@ or mpirun is missing. Uses --oversubscribe (CI has 2 cores) and --allow-run-as-r
 import argparse
 import filecmp
 import json
+import re
 import os
 import shutil
 import signal
@@ -180,6 +181,33 @@ def case_hash(r):
     rc, out, err = r.run([r.a.hash, "verify", "-i", "check.tsv", "--device", "cpu", "-q"])
     check(rc == 0 and out.decode().count(": OK") == 799, "hash: the 3-rank hashes do not verify: %s" % err)
     print("hash: 3 ranks, 800 lines in input order, every hash verifies")
+
+    # Byte ranges: each rank reads its own (a piece is 4 KiB at least, so this input spans many);
+    # CRLF lines, empty lines, a line longer than a piece (split over pieces and chunks), lines
+    # longer than wk-hash takes, and no LF at the end.
+    edge = []
+    for i in range(6000):
+        if i % 997 == 5:
+            edge.append("$1$abcdefgh\t" + "z" * (9000 + i))  # longer than a piece: over 511 bytes, an error
+        elif i % 631 == 7:
+            edge.append("")  # no tab: an error
+        elif i == 4000:
+            edge.append("$1$abcdefgh\t" + "L" * 70000)  # over kMaxLineBytes
+        else:
+            edge.append("%s\tpw-%d%s" % (settings[i % 2], i, "\r" if i % 3 == 0 else ""))
+    with open(os.path.join(w, "edge.tsv"), "w", newline="") as f:
+        f.write("\n".join(edge))
+    rc1, out1, err1 = r.run([r.a.hash, "crypt", "-i", "edge.tsv", "--device", "cpu", "-q"])
+    rc3, out3, err3 = r.run([r.a.hash, "crypt", "-i", "edge.tsv", "--device", "cpu", "-v"], ranks=3)
+    check(rc1 == rc3 == 1 and out1 == out3, "crypt edge.tsv: %d vs %d, outputs equal: %s\n%s" % (rc1, rc3, out1 == out3, err3[-2000:]))
+    errors = lambda e: sorted(l for l in e.splitlines() if ": line " in l)
+    check(errors(err1) == errors(err3), "crypt edge.tsv: the line errors differ:\n%s\n---\n%s" % (errors(err1), errors(err3)))
+    # Every rank reading the whole file would be 3 times its size: the line count and the chunks
+    # read it about twice in all.
+    m = re.search(r"the 3 ranks read (\d+) bytes of the (\d+)-byte input in all", err3)
+    check(m and int(m.group(2)) * 2 <= int(m.group(1)) < int(m.group(2)) * 2.5,
+          "crypt edge.tsv: the ranks' reads: " + (m.group(0) if m else err3[-2000:]))
+    print("crypt: byte ranges (CRLF, empty, long lines, no final LF) as one process; " + m.group(0))
 
     # audit: the product split over ranks gives the single-process answer.
     words = ["word%d" % i for i in range(120)]

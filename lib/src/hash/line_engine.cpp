@@ -3,8 +3,13 @@
 // crypt and verify (and hash's reference path).
 #include "wk/hash/line_engine.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -22,6 +27,7 @@
 #include "wk/core/nvtx.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/hash/secret_input.hpp"
+#include "wk/io/output_file.hpp"
 
 namespace wk::hash {
 
@@ -39,6 +45,7 @@ constexpr const char* kNoUserError = "expected user:password (a user name, ':', 
 // One slice's lines.
 struct SliceInput {
   dist::Chunk chunk;                    // id: the slice's place in input order; [begin, end): its lines, 0-based
+  dist::Chunk dealt;                    // dealt: the chunk as the dealer gave it (byte-range pieces)
   std::vector<std::string_view> lines;  // chunk.end - chunk.begin of them
   SecretBuffer text;                    // streamed: the bytes of the lines
   std::uint64_t bytes_begin = 0, bytes_end = 0;  // streamed: where they are in the input
@@ -64,6 +71,8 @@ struct LineInput::Impl {
   }
   // After the last slice: every process gets the sums of `counts` over the processes.
   virtual void finish(std::vector<std::uint64_t>& counts) { (void)counts; }
+  // Input bytes this process has read so far; dealt input, after finish(): every process's.
+  virtual std::uint64_t bytes_read() const = 0;
 };
 
 namespace {
@@ -73,6 +82,7 @@ class StreamInput final : public LineInput::Impl {
  public:
   explicit StreamInput(std::unique_ptr<LineReader> reader) : reader_(std::move(reader)) {}
   std::optional<std::uint64_t> size_bytes() const override { return reader_->size(); }
+  std::uint64_t bytes_read() const override { return reader_->consumed(); }
   void start(LineSink& sink, const LineEngineOptions& options) override {
     sink_ = &sink;
     max_lines_ = std::max<std::size_t>(1, options.slice_lines);
@@ -107,55 +117,190 @@ class StreamInput final : public LineInput::Impl {
   std::size_t next_line_ = 0, next_id_ = 0;
 };
 
-// A whole file, its lines dealt over the processes of the wk::dist world in chunks (at most a
-// slice each); process 0 writes every chunk's text in input order (ordered delivery, a window of
-// chunks bounding what waits in its memory).
-class DealtInput final : public LineInput::Impl {
+// A regular file dealt over the processes of the wk::dist world in byte ranges: no process reads
+// all of it. The file is cut into pieces of equal bytes; each process counts the line starts in
+// its share of the pieces (a piece owns the lines that start in it) and the counts are summed
+// over the world, so every process knows where each piece's lines begin in the whole input.
+// Runs of pieces then make the chunks (about 32 per process, at most a slice each), dealt on
+// demand: a process reads only the chunks it is dealt. Process 0 writes every chunk's text in
+// input order (ordered delivery, a window of chunks bounding what waits in its memory).
+class RangedInput final : public LineInput::Impl {
  public:
-  explicit DealtInput(const std::filesystem::path& path) : text_(read_secret_input(path)), index_(text_.view()) {}
-  std::optional<std::size_t> line_count() const override { return index_.size(); }
+  explicit RangedInput(const std::filesystem::path& path) : name_(io::printable(path.string())) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) throw Error(ErrorCategory::io, name_ + ": cannot open: " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      throw Error(ErrorCategory::io, name_ + ": not a regular file (under mpirun/srun each rank reads its own byte ranges of it)");
+    }
+    size_ = std::uint64_t(st.st_size);
+    count_pieces();
+  }
+  ~RangedInput() override { ::close(fd_); }
+  std::optional<std::uint64_t> size_bytes() const override { return size_; }
+  std::optional<std::size_t> line_count() const override { return std::size_t(first_line_.back()); }
+  std::uint64_t bytes_read() const override { return read_; }
+
   void start(LineSink& sink, const LineEngineOptions& options) override {
     sink_ = &sink;
     const dist::World& w = dist::world();
-    const std::size_t lines = index_.size(), slice = std::max<std::size_t>(1, options.slice_lines);
-    // About 32 chunks per process (a slow one takes fewer), at most one slice each.
-    const std::size_t per =
-        w.distributed() ? std::clamp<std::size_t>((lines + 32 * w.size - 1) / (32 * w.size), 1, slice) : slice;
+    const std::uint64_t lines = first_line_.back();
+    // About 32 chunks per process (a slow one takes fewer), at most a slice each: runs of pieces
+    // cut once they hold that many lines or slice_bytes bytes; a run with no line start (inside
+    // a long line) goes with the run after it, the last one with the run before it.
+    const std::uint64_t slice = std::max<std::size_t>(1, options.slice_lines);
+    const std::uint64_t per = std::clamp<std::uint64_t>((lines + 32 * std::uint64_t(w.size) - 1) / (32 * std::uint64_t(w.size)), 1, slice);
+    const std::uint64_t max_bytes = std::max<std::uint64_t>(options.slice_bytes, piece_);
     dist::ChunkDealer::Options o;
-    for (std::size_t b = 0; b < lines; b += per) o.bounds.push_back(b);
-    o.bounds.push_back(lines);
+    o.bounds.push_back(0);
+    const std::size_t pieces = first_line_.size() - 1;
+    for (std::size_t p = 1; p <= pieces; ++p) {
+      const std::size_t b = o.bounds.back();
+      if (first_line_[p] - first_line_[b] >= per || (p - b) * piece_ >= max_bytes) o.bounds.push_back(p);
+    }
+    if (o.bounds.back() != pieces) o.bounds.push_back(pieces);
+    if (o.bounds.size() > 2 && first_line_[o.bounds.back()] == first_line_[o.bounds[o.bounds.size() - 2]])
+      o.bounds.erase(o.bounds.end() - 2);
+    if (pieces == 0) o.bounds.push_back(0);  // an empty file: one empty chunk, so rank 0 still ends in order
     o.ordered = true;
     o.window = std::size_t(w.size) * (options.in_engine + 3) + 2;
     o.deliver = [this](const dist::Chunk& c, int, std::string&& text) {
       sink_->write(text);
-      sink_->progress(c.end, 0);
+      sink_->progress(std::size_t(first_line_[c.end]), 0);
     };
     dealer_ = std::make_unique<dist::ChunkDealer>(std::move(o));
   }
   bool next(SliceInput& in) override {
     const std::optional<dist::Chunk> chunk = dealer_->next();
     if (!chunk) return false;
-    in.chunk = *chunk;
-    in.lines.resize(chunk->end - chunk->begin);
-    index_.get(chunk->begin, in.lines);
+    nvtx::Range r("read", nvtx::Color::io, std::int64_t(first_line_[chunk->begin]));
+    in.dealt = *chunk;
+    in.chunk = {chunk->id, std::size_t(first_line_[chunk->begin]), std::size_t(first_line_[chunk->end])};
+    read_lines(std::min(size_, chunk->begin * piece_), std::min(size_, chunk->end * piece_), in.text);
+    const LineIndex index(in.text.view());
+    if (index.size() != in.chunk.end - in.chunk.begin)
+      throw Error(ErrorCategory::internal, name_ + ": a byte range held other lines than counted (was the file changed?)");
+    in.lines.resize(index.size());
+    index.get(0, in.lines);
     return true;
   }
   void write(std::string_view text) override { buffer_.append(text); }
   void written(const SliceInput& in) override {
-    dealer_->done(in.chunk, std::move(buffer_));
+    dealer_->done(in.dealt, std::move(buffer_));
     buffer_.clear();
   }
   void finish(std::vector<std::uint64_t>& counts) override {
     if (!dealer_->finish().empty()) throw Error(ErrorCategory::io, "a rank's output never reached rank 0");
+    counts.push_back(read_);
     dist::sum(counts);
+    read_ = counts.back();  // from now on: every process's reads together
+    counts.pop_back();
   }
 
  private:
-  SecretBuffer text_;
-  LineIndex index_;
+  std::string name_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0, piece_ = 1, read_ = 0;
+  std::vector<std::uint64_t> first_line_;  // piece p's lines start at line first_line_[p]; back(): all
   LineSink* sink_ = nullptr;
   std::unique_ptr<dist::ChunkDealer> dealer_;
   std::string buffer_;  // the text of the slice being written
+
+  // Bytes [at, at + n) of the file into `out` (appended); fewer only at the end of the file.
+  std::size_t pread_into(std::uint64_t at, std::size_t n, SecretBuffer& out) {
+    char* dst = out.extend(n);
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t k = ::pread(fd_, dst + got, n - got, off_t(at + got));
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) {
+        const int err = errno;
+        out.clear();
+        throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
+      }
+      if (k == 0) break;
+      got += std::size_t(k);
+    }
+    out.truncate(out.size() - (n - got));
+    read_ += got;
+    return got;
+  }
+
+  // The line starts in every piece (this process's share counted, then summed over the world).
+  void count_pieces() {
+    const dist::World& w = dist::world();
+    // ~256 pieces per process, 4 KiB to 1 MiB each.
+    piece_ = std::clamp<std::uint64_t>(size_ / (256 * std::uint64_t(w.size)), 4096, 1 << 20);
+    const std::size_t pieces = std::size_t((size_ + piece_ - 1) / piece_);
+    std::vector<std::uint64_t> starts(pieces, 0);
+    // This process's share: a contiguous run of pieces (read ahead as one stretch of the file).
+    std::vector<std::size_t> mine;
+    for (std::size_t p = pieces * std::size_t(w.rank) / std::size_t(w.size);
+         p < pieces * std::size_t(w.rank + 1) / std::size_t(w.size); ++p)
+      mine.push_back(p);
+    std::atomic<std::uint64_t> read{0};
+    std::atomic<int> error{0};
+    parallel_for(mine.size(), 1, [&](std::size_t k0, std::size_t k1) {
+      std::vector<char> buf;
+      for (std::size_t k = k0; k < k1 && !error; ++k) {
+        const std::size_t p = mine[k];
+        // A line starts at piece byte b when b is 0 or byte b - 1 is LF (and b is in the file):
+        // the LFs in [begin - 1, end - 1).
+        const std::uint64_t begin = p * piece_, end = std::min(size_, begin + piece_);
+        const std::uint64_t from = begin ? begin - 1 : 0, to = end - 1;
+        buf.resize(std::size_t(to - from));
+        std::size_t got = 0;
+        while (got < buf.size()) {
+          const ssize_t n = ::pread(fd_, buf.data() + got, buf.size() - got, off_t(from + got));
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) {
+            error = n < 0 ? errno : EIO;
+            break;
+          }
+          got += std::size_t(n);
+        }
+        read += got;
+        starts[p] = (begin == 0 ? 1 : 0) + std::uint64_t(std::count(buf.begin(), buf.begin() + std::ptrdiff_t(got), '\n'));
+      }
+      std::fill(buf.begin(), buf.end(), '\0');
+    });
+    if (const int err = error.load()) throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
+    read_ += read.load();
+    dist::sum(starts);
+    first_line_.assign(pieces + 1, 0);
+    for (std::size_t p = 0; p < pieces; ++p) first_line_[p + 1] = first_line_[p] + starts[p];
+  }
+
+  // The lines that start in bytes [begin, end) into `out` (wiped first): from the first line start
+  // at or after `begin` through the LF ending the last one (or the end of the file).
+  void read_lines(std::uint64_t begin, std::uint64_t end, SecretBuffer& out) {
+    out.reset();
+    if (begin >= end) return;
+    const std::uint64_t from = begin ? begin - 1 : 0;  // one byte before: does a line start at `begin`?
+    std::uint64_t at = from + pread_into(from, std::size_t(end - from), out);
+    // The last line runs on to its LF: read past `end` until there is one at or after end - 1.
+    for (std::size_t block = 1024; out.size() && out.data()[out.size() - 1] != '\n' && at < size_;) {
+      const std::size_t got = pread_into(at, std::size_t(std::min<std::uint64_t>(block, size_ - at)), out);
+      if (!got) break;
+      at += got;
+      if (const void* nl = std::memchr(out.data() + out.size() - got, '\n', got)) {
+        out.truncate(std::size_t(static_cast<const char*>(nl) - out.data()) + 1);
+        break;
+      }
+      block = std::min<std::size_t>(block * 2, std::size_t(16) << 20);
+    }
+    // The first line start: `begin` when byte begin - 1 is LF (or begin is 0), else after the first LF.
+    std::size_t skip = 0;
+    if (begin) {
+      const void* nl = std::memchr(out.data(), '\n', out.size());
+      skip = nl ? std::size_t(static_cast<const char*>(nl) - out.data()) + 1 : out.size();
+    }
+    if (skip) {
+      std::memmove(out.data(), out.data() + skip, out.size() - skip);
+      out.truncate(out.size() - skip);
+    }
+  }
 };
 
 // What a slice's write found.
@@ -583,10 +728,11 @@ LineInput LineInput::stream(const std::filesystem::path& path) {
 LineInput LineInput::stream(int fd, std::string name) {
   return LineInput(std::make_unique<StreamInput>(std::make_unique<LineReader>(fd, std::move(name))));
 }
-LineInput LineInput::dealt(const std::filesystem::path& path) { return LineInput(std::make_unique<DealtInput>(path)); }
+LineInput LineInput::dealt(const std::filesystem::path& path) { return LineInput(std::make_unique<RangedInput>(path)); }
 
 std::optional<std::uint64_t> LineInput::size_bytes() const { return impl_->size_bytes(); }
 std::optional<std::size_t> LineInput::line_count() const { return impl_->line_count(); }
+std::uint64_t LineInput::bytes_read() const { return impl_->bytes_read(); }
 
 LineCounts run_lines(LineInput& input, LineSink& sink, const EngineAccess& engine, const LineJobOptions& job,
                      const LineEngineOptions& options) {

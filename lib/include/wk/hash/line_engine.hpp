@@ -107,10 +107,13 @@ class LineInput {
   static LineInput stream(const std::filesystem::path& path);
   // The same from an open descriptor (left open), named `name` in messages.
   static LineInput stream(int fd, std::string name);
-  // `path` read whole by this process (read_secret_input), its lines dealt over the processes of
-  // the wk::dist world: process 0 deals chunks of lines on demand and writes every process's
-  // output to its sink in input order; each process reports its own failed lines. With one
-  // process, the same as reading it whole and running it alone.
+  // A regular file `path` dealt over the processes of the wk::dist world in byte ranges: each
+  // process counts the lines of its share of the file (the counts are summed over the world, so
+  // line numbers are those of the whole file), then process 0 deals chunks of lines on demand, a
+  // process reads only the byte ranges of its chunks, and process 0 writes every process's output
+  // to its sink in input order; each process reports its own failed lines. With one process, the
+  // same as reading it whole and running it alone. Throws wk::Error{io} when it cannot be opened
+  // or is no regular file.
   static LineInput dealt(const std::filesystem::path& path);
 
   ~LineInput();
@@ -121,6 +124,9 @@ class LineInput {
   std::optional<std::uint64_t> size_bytes() const;
   // Its number of lines when known up front (dealt input): for progress over lines.
   std::optional<std::size_t> line_count() const;
+  // Input bytes this process has read so far; dealt input, after the run: every process's reads
+  // together (the line count reads the file once, the chunks once more).
+  std::uint64_t bytes_read() const;
 
   struct Impl;  // what the engine asks of an input (line_engine.cpp)
 
