@@ -254,7 +254,7 @@ TEST_CASE("line engine: an empty input is no line, no output, no failure", "[has
   wk::test::write_bytes(dir / "empty", "");
   for (const bool dealt : {false, true}) {
     LineInput in = dealt ? LineInput::dealt(dir / "empty") : LineInput::stream(dir / "empty");
-    CHECK(in.size_bytes() == (dealt ? std::optional<std::uint64_t>() : std::optional<std::uint64_t>(0)));
+    CHECK(in.size_bytes() == std::optional<std::uint64_t>(0));
     Collect c;
     CHECK(run_lines(in, c, engine_access, task(LineTask::crypt)).lines == 0);
     CHECK(c.text.empty());
@@ -305,5 +305,44 @@ TEST_CASE("line engine: a stream is hashed while it is written, whole-file input
     CHECK(run_lines(in, c, engine_access, task(LineTask::crypt), small_slices(8)).lines == 100);
     CHECK(c.text == sink.text);
     CHECK(c.progress_lines == 100);
+  }
+}
+
+TEST_CASE("line engine: input dealt in byte ranges gives the lines, numbers and output of the stream", "[hash][engine]") {
+  // Pieces of 4 KiB at least: lines shorter and longer than a piece, longer than wk-hash takes,
+  // empty, CRLF, and no LF at the end; slices of a few lines, so chunks end inside lines.
+  std::mt19937 rng(45);
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    const unsigned kind = rng() % 40;
+    if (kind == 0) text += "$1$ab\t" + std::string(5000 + rng() % 9000, 'x');       // longer than a piece
+    else if (kind == 1) text += "";                                                  // no tab
+    else if (i == 1500) text += "$1$ab\t" + std::string(wk::hash::kMaxLineBytes + 9, 'y');  // too long a line
+    else text += "$1$ab\tpw" + std::to_string(i) + (kind == 2 ? "\r" : "");
+    text += "\n";
+  }
+  text += "$1$ab\tlast-without-lf";
+  wk::test::TempDir dir;
+  wk::test::write_bytes(dir / "in.tsv", text);
+  for (const std::size_t lines : {std::size_t(1), std::size_t(7), std::size_t(1) << 18}) {
+    CAPTURE(lines);
+    Collect streamed, dealt;
+    LineInput s = LineInput::stream(dir / "in.tsv"), d = LineInput::dealt(dir / "in.tsv");
+    CHECK(d.line_count() == std::optional<std::size_t>(3001));
+    const LineCounts cs = run_lines(s, streamed, engine_access, task(LineTask::crypt), small_slices(lines, 3));
+    const LineCounts cd = run_lines(d, dealt, engine_access, task(LineTask::crypt), small_slices(lines, 3));
+    CHECK(cd.lines == 3001);
+    CHECK(cd.lines == cs.lines);
+    CHECK(cd.failed == cs.failed);
+    CHECK(dealt.text == streamed.text);
+    CHECK(dealt.failed_lines == streamed.failed_lines);
+    CHECK_FALSE(dealt.progress_backwards);
+    CHECK(dealt.progress_lines == 3001);
+    // One process: the line count reads the file once, the chunks once more, and each chunk
+    // the part of its first piece before its first line and the end of its last line (most of
+    // this file's bytes are in lines longer than a piece: with slices of a line or a few, that
+    // is much of it again).
+    CHECK(d.bytes_read() >= 2 * text.size());
+    if (lines > 7) CHECK(d.bytes_read() < 2 * text.size() + text.size() / 2);
   }
 }

@@ -177,7 +177,11 @@ class RangedInput final : public LineInput::Impl {
     nvtx::Range r("read", nvtx::Color::io, std::int64_t(first_line_[chunk->begin]));
     in.dealt = *chunk;
     in.chunk = {chunk->id, std::size_t(first_line_[chunk->begin]), std::size_t(first_line_[chunk->end])};
-    read_lines(std::min(size_, chunk->begin * piece_), std::min(size_, chunk->end * piece_), in.text);
+    // From the first piece where one of its lines starts (a piece before it lies inside a line
+    // that the chunk before ends: read there already).
+    std::size_t from = chunk->begin;
+    while (from + 1 < chunk->end && first_line_[from + 1] == first_line_[from]) ++from;
+    read_lines(std::min(size_, from * piece_), std::min(size_, chunk->end * piece_), in.text);
     const LineIndex index(in.text.view());
     if (index.size() != in.chunk.end - in.chunk.begin)
       throw Error(ErrorCategory::internal, name_ + ": a byte range held other lines than counted (was the file changed?)");
