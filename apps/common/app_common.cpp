@@ -714,19 +714,38 @@ int driver_gpu_count() {
 }
 }  // namespace
 
-int visible_gpu_count() {
+namespace {
+// The entries of CUDA_VISIBLE_DEVICES the runtime takes (it stops at the first that names no
+// device: "-1", "", a bad UUID), or the driver's device indices when it is unset.
+std::vector<std::string> visible_gpus() {
+  std::vector<std::string> out;
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (!visible) return driver_gpu_count();
-  int n = 0;
+  if (!visible) {
+    for (int d = 0, n = driver_gpu_count(); d < n; ++d) out.push_back(std::to_string(d));
+    return out;
+  }
   for (std::string_view rest = visible; !rest.empty();) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
-    // The runtime stops at the first entry that names no device ("-1", "", a bad UUID).
     if (item.empty() || item.front() == '-') break;
-    ++n;
+    out.emplace_back(item);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
-  return n;
+  return out;
+}
+}  // namespace
+
+int visible_gpu_count() { return int(visible_gpus().size()); }
+
+bool restrict_visible_gpus(const std::vector<int>& ids) {
+  const std::vector<std::string> all = visible_gpus();
+  std::string list;
+  for (int id : ids) {
+    if (id < 0 || std::size_t(id) >= all.size()) return false;
+    list += (list.empty() ? "" : ",") + all[std::size_t(id)];
+  }
+  if (list.empty()) return false;
+  return ::setenv("CUDA_VISIBLE_DEVICES", list.c_str(), 1) == 0;
 }
 
 int start_world(const char* prog, int* argc, char*** argv) {

@@ -75,6 +75,11 @@ bool gpus_split_by_rank();
 // CUDA_VISIBLE_DEVICES when it is set (up to the first that is no device index), else the
 // devices in /proc/driver/nvidia/gpus (0 without the driver).
 int visible_gpu_count();
+// Before CUDA starts: shows the CUDA runtime only GPUs `ids` (indices into what it would show
+// now) by setting CUDA_VISIBLE_DEVICES, so that its start initializes only those (0.29 s for
+// one H200 of four against 1.0 s for all four); they are then devices 0 .. ids.size() - 1. False,
+// changing nothing, when an id is not below visible_gpu_count() (the caller's check reports it).
+bool restrict_visible_gpus(const std::vector<int>& ids);
 // The end of a process begun with start_world: the ranks of a distributed run that ended normally
 // all take rank 0's exit code (mpirun then returns it) and finalize MPI; an interrupted one
 // (kInterrupted) ends at once (its peers may be gone). Then exit_now.

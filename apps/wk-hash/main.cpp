@@ -82,9 +82,26 @@ std::size_t slices_in_engine(const Common& c) {
   return 4 + 2 * (std::max<std::size_t>(planned_gpus(c).size(), 1) - 1);
 }
 
-EngineStart::EngineStart(const Common& c, std::optional<hash::Method> expected)
-    : chosen_(std::make_shared<Chosen>()),
-      pending_(std::async(std::launch::async, [&c, expected, chosen = chosen_] {
+namespace {
+// Before CUDA starts: --gpus naming some GPUs shows the runtime only those. Returns the ids given
+// (empty when nothing was restricted: all GPUs, the CPU, or an id the engine's start rejects).
+std::vector<int> restrict_to_named_gpus(const Common& c) {
+  if (c.device == "cpu" || c.gpus == "all") return {};
+  std::vector<int> ids = parse_gpu_list(c.gpus);
+  return app::restrict_visible_gpus(ids) ? ids : std::vector<int>();
+}
+// The options the engine starts with: --gpus all once the runtime sees only the GPUs named.
+Common engine_options(const Common& c, bool restricted) {
+  Common e = c;
+  if (restricted) e.gpus = "all";
+  return e;
+}
+}  // namespace
+
+EngineStart::EngineStart(const Common& given, std::optional<hash::Method> expected)
+    : shown_(restrict_to_named_gpus(given)),
+      chosen_(std::make_shared<Chosen>()),
+      pending_(std::async(std::launch::async, [c = engine_options(given, !shown_.empty()), expected, chosen = chosen_] {
         const auto t0 = std::chrono::steady_clock::now();
         // The GPUs' contexts start at once beside the probe of the first (one after another, each
         // added 0.1-0.3 s before the engine could start).
@@ -106,7 +123,8 @@ std::string EngineStart::describe() const {
   if (engine.backend() != Backend::gpu)
     return fmt::format("backend: cpu (libxcrypt on {}); chosen in {:.0f} ms", cpu, chosen_->ready_ms);
   std::string ids;
-  for (const hash::CryptEngine::GpuShare& g : engine.gpu_shares()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", g.device);
+  for (const hash::CryptEngine::GpuShare& g : engine.gpu_shares())
+    ids += fmt::format("{}{}", ids.empty() ? "" : ",", shown_id(g.device));
   return fmt::format("backend: gpu ({}, compute capability {}.{}, {} SMs; GPU {}; methods other than {}: libxcrypt on {}); "
                      "chosen in {:.0f} ms, GPUs started in {:.0f} ms more",
                      sel.gpu.name, sel.gpu.cc_major, sel.gpu.cc_minor, sel.gpu.sm_count, ids, join(method_names(), " and "),
@@ -117,7 +135,7 @@ std::string EngineStart::shares() const {
   const std::vector<hash::CryptEngine::GpuShare> all = get().gpu_shares();
   if (all.size() < 2) return {};
   std::string text = "GPU jobs:";
-  for (const hash::CryptEngine::GpuShare& g : all) text += fmt::format(" GPU {} {}", g.device, g.jobs);
+  for (const hash::CryptEngine::GpuShare& g : all) text += fmt::format(" GPU {} {}", shown_id(g.device), g.jobs);
   return text;
 }
 

@@ -71,12 +71,19 @@ class EngineStart {
   std::string describe() const;
   // For -v after a run: the GPU jobs each GPU took ("" with one GPU or the CPU).
   std::string shares() const;
+  // The id --gpus gave for the runtime's device `device`.
+  int shown_id(int device) const {
+    return device >= 0 && std::size_t(device) < shown_.size() ? shown_[std::size_t(device)] : device;
+  }
 
  private:
   struct Chosen {
     BackendSelection selection;
     double ready_ms = 0;
   };
+  // --gpus naming some of the GPUs: the runtime is shown only those (app::restrict_visible_gpus);
+  // the ids given, by the device numbers the runtime then uses (empty: nothing restricted).
+  std::vector<int> shown_;
   std::shared_ptr<Chosen> chosen_;  // written by the helper thread before pending_ is ready
   std::shared_future<std::shared_ptr<hash::CryptEngine>> pending_;
 };

@@ -31,6 +31,22 @@ TEST_CASE("widen_gpu_work_queues: 12 CUDA work queues unless the user chose", "[
   }
 }
 
+TEST_CASE("restrict_visible_gpus: --gpus picks entries of CUDA_VISIBLE_DEVICES before CUDA starts", "[app]") {
+  wk::test::ScopedEnv visible("CUDA_VISIBLE_DEVICES");
+  visible.set("3,1,GPU-abc,2");
+  CHECK(wk::app::visible_gpu_count() == 4);
+  CHECK(wk::app::restrict_visible_gpus({2, 0}));
+  CHECK(std::string(std::getenv("CUDA_VISIBLE_DEVICES")) == "GPU-abc,3");
+  CHECK(wk::app::visible_gpu_count() == 2);
+  // An id past what is visible changes nothing: the engine's start names it.
+  CHECK_FALSE(wk::app::restrict_visible_gpus({0, 2}));
+  CHECK(std::string(std::getenv("CUDA_VISIBLE_DEVICES")) == "GPU-abc,3");
+  // The runtime stops at the first entry that names no device.
+  visible.set("0,-1,1");
+  CHECK(wk::app::visible_gpu_count() == 1);
+  CHECK_FALSE(wk::app::restrict_visible_gpus({1}));
+}
+
 // --help-all and --completion (run_app), made from the CLI::App: what the man pages and the shell
 // completion scripts are made of.
 namespace {
