@@ -103,8 +103,7 @@ EngineStart::EngineStart(const Common& given, std::optional<hash::Method> expect
       chosen_(std::make_shared<Chosen>()),
       pending_(std::async(std::launch::async, [c = engine_options(given, !shown_.empty()), expected, chosen = chosen_] {
         const auto t0 = std::chrono::steady_clock::now();
-        // The GPUs' contexts start at once beside the probe of the first (one after another, each
-        // added 0.1-0.3 s before the engine could start).
+        // The GPUs' contexts start at once, a thread each, beside the probe of the first.
         std::future<std::string> contexts;
         if (c.device != "cpu")
           contexts = std::async(std::launch::async, [gpus = planned_gpus(c)] { return start_contexts(gpus); });
