@@ -712,9 +712,7 @@ int driver_gpu_count() {
     ++n;
   return n;
 }
-}  // namespace
 
-namespace {
 // The entries of CUDA_VISIBLE_DEVICES the runtime takes (it stops at the first that names no
 // device: "-1", "", a bad UUID), or the driver's device indices when it is unset.
 std::vector<std::string> visible_gpus() {

@@ -69,12 +69,7 @@ namespace {
 // The GPUs --gpus names, without starting CUDA (chosen_gpus checks them once it has started).
 std::vector<int> planned_gpus(const Common& c) {
   if (c.device == "cpu") return {};
-  if (c.gpus != "all") return parse_gpu_list(c.gpus);
-  std::vector<int> gpus;
-  for (int d = 0, n = app::visible_gpu_count(); d < n; ++d) gpus.push_back(d);
-  const dist::World& w = dist::world();
-  if (w.distributed() && !app::gpus_split_by_rank()) gpus = dist::node_share(gpus, w.local_rank, w.local_size);
-  return gpus;
+  return c.gpus == "all" ? chosen_gpus(c, app::visible_gpu_count()) : parse_gpu_list(c.gpus);
 }
 }  // namespace
 

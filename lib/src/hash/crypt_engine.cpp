@@ -90,10 +90,6 @@ void wait_reporting(std::future<void>& work, const std::atomic<std::size_t>& don
   if (progress) progress(done.load());
 }
 
-}  // namespace
-
-namespace {
-
 // The GPUs of an engine: a Runner each, and the jobs dealt to each.
 struct GpuSet {
   std::vector<std::shared_ptr<gpu::Runner>> runners;

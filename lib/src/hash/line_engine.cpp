@@ -117,6 +117,20 @@ class StreamInput final : public LineInput::Impl {
   std::size_t next_line_ = 0, next_id_ = 0;
 };
 
+// pread(2) of bytes [at, at + n) into dst until they are all there or the file ends (`got` says
+// how many came); returns errno on a read error, else 0.
+int pread_full(int fd, char* dst, std::size_t n, std::uint64_t at, std::size_t& got) {
+  got = 0;
+  while (got < n) {
+    const ssize_t k = ::pread(fd, dst + got, n - got, off_t(at + got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return errno;
+    if (k == 0) break;
+    got += std::size_t(k);
+  }
+  return 0;
+}
+
 // A regular file dealt over the processes of the wk::dist world in byte ranges: no process reads
 // all of it. The file is cut into pieces of equal bytes; each process counts the line starts in
 // its share of the pieces (a piece owns the lines that start in it) and the counts are summed
@@ -213,18 +227,10 @@ class RangedInput final : public LineInput::Impl {
 
   // Bytes [at, at + n) of the file into `out` (appended); fewer only at the end of the file.
   std::size_t pread_into(std::uint64_t at, std::size_t n, SecretBuffer& out) {
-    char* dst = out.extend(n);
     std::size_t got = 0;
-    while (got < n) {
-      const ssize_t k = ::pread(fd_, dst + got, n - got, off_t(at + got));
-      if (k < 0 && errno == EINTR) continue;
-      if (k < 0) {
-        const int err = errno;
-        out.clear();
-        throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
-      }
-      if (k == 0) break;
-      got += std::size_t(k);
+    if (const int err = pread_full(fd_, out.extend(n), n, at, got)) {
+      out.clear();
+      throw Error(ErrorCategory::io, name_ + ": read error: " + std::strerror(err));
     }
     out.truncate(out.size() - (n - got));
     read_ += got;
@@ -255,15 +261,8 @@ class RangedInput final : public LineInput::Impl {
         const std::uint64_t from = begin ? begin - 1 : 0, to = end - 1;
         buf.resize(std::size_t(to - from));
         std::size_t got = 0;
-        while (got < buf.size()) {
-          const ssize_t n = ::pread(fd_, buf.data() + got, buf.size() - got, off_t(from + got));
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) {
-            error = n < 0 ? errno : EIO;
-            break;
-          }
-          got += std::size_t(n);
-        }
+        if (const int err = pread_full(fd_, buf.data(), buf.size(), from, got)) error = err;
+        else if (got < buf.size()) error = EIO;  // the file got shorter
         read += got;
         starts[p] = (begin == 0 ? 1 : 0) + std::uint64_t(std::count(buf.begin(), buf.begin() + std::ptrdiff_t(got), '\n'));
       }
