@@ -262,3 +262,22 @@ TEST_CASE("audit: a rejected setting closes its account, skip leaves accounts un
   REQUIRE(r.rejected.size() == 1);
   CHECK(r.rejected[0].first == 6);
 }
+
+TEST_CASE("CryptEngine::crypt_cross on the CPU: every pair, each hash parsed once, errors per hash", "[hash][audit]") {
+  h::CryptEngine engine(wk::Backend::cpu);
+  const std::vector<std::string> candidates = {"c0", "c1", std::string(512, 'x'), "c3", "c1"};
+  const std::vector<std::string> hashes = {
+      h::crypt_libxcrypt("$1$aa", "c1").value(),       h::crypt_libxcrypt("$5$rounds=1000$bb", "c3").value(),
+      "$6$rounds=12$abc$def",                           h::crypt_libxcrypt("$2b$04$abcdefghijklmnopqrstuu", "c0").value(),
+      h::crypt_libxcrypt("xy", "none of them").value(), "$q$unknown"};
+  const std::vector<std::string_view> hv(hashes.begin(), hashes.end()), cv(candidates.begin(), candidates.end());
+  std::size_t last = 0;
+  const h::CrossResult r = engine.crypt_cross({hv, cv}, [&](std::size_t done) { last = done; });
+  CHECK(last == hashes.size() * 4);  // the 512-byte candidate is no pair
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> want = {{0, 1}, {0, 4}, {1, 3}, {3, 0}};
+  CHECK(r.matches == want);
+  REQUIRE(r.errors.size() == hashes.size());
+  for (std::size_t a : {0, 1, 3, 4}) CHECK(r.errors[a].empty());
+  CHECK_FALSE(r.errors[2].empty());
+  CHECK_FALSE(r.errors[5].empty());
+}

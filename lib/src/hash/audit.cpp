@@ -103,14 +103,16 @@ namespace {
 struct Slice {
   std::uint64_t begin = 0, count = 0;
   std::vector<std::string> candidates;
-  std::vector<CryptJob> jobs;
-  std::vector<std::pair<std::size_t, std::uint64_t>> pairs;  // (account, candidate) of each job
-  std::vector<CryptOutcome> outcomes;
+  std::vector<std::uint64_t> made;    // the candidates the source made (indices from begin)
+  std::vector<std::size_t> open;      // the accounts tried
+  std::vector<std::string_view> hashes, words;
+  CrossResult result;
   double seconds = 0;  // the engine's call, wall time
   std::future<void> done;
 
+  std::size_t pairs() const { return open.size() * made.size(); }
   ~Slice() {
-    if (done.valid()) done.wait();  // the call writes into this slice's vectors
+    if (done.valid()) done.wait();  // the call reads this slice's vectors
     for (std::string& c : candidates) wipe(c);
   }
 };
@@ -126,8 +128,9 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
   std::vector<bool> closed(accounts.size(), false);  // matched, rejected or skipped: nothing to learn
   for (std::size_t a = 0; a < accounts.size() && a < options.skip.size(); ++a) closed[a] = options.skip[a];
   std::vector<std::uint64_t> first(accounts.size(), UINT64_MAX);
-  // Enough pairs per call to keep a GPU busy; md5crypt needs the most (about 70 M/s).
-  constexpr std::size_t kMaxSlicePairs = std::size_t(1) << 20, kFirstSlicePairs = 1024;
+  // Enough pairs per call to keep a GPU busy; md5crypt needs the most (about 70 M/s: 2^22 pairs
+  // are two of its batches, ~60 ms).
+  constexpr std::size_t kMaxSlicePairs = std::size_t(1) << 22, kFirstSlicePairs = 1024;
   std::size_t slice_pairs = options.slice_pairs ? options.slice_pairs : kFirstSlicePairs;
   // Two slices per GPU in the engine at once: while a device computes one, the other's settings
   // are parsed and packed, and this thread makes the next slice's candidates and compares the last
@@ -152,23 +155,19 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       z.begin = build_at;
       z.count = std::min<std::uint64_t>(size - build_at, std::max<std::size_t>(1, slice_pairs / open.size()));
       z.candidates.resize(std::size_t(z.count));
-      std::vector<std::uint64_t> made;
       for (std::uint64_t k = 0; k < z.count; ++k)
-        if (source.get(z.begin + k, z.candidates[std::size_t(k)])) made.push_back(k);
-      z.jobs.reserve(open.size() * made.size());
-      z.pairs.reserve(open.size() * made.size());
-      for (std::size_t a : open)
-        for (std::uint64_t k : made) {
-          z.jobs.push_back({accounts[a].hash, z.candidates[std::size_t(k)]});
-          z.pairs.emplace_back(a, z.begin + k);
+        if (source.get(z.begin + k, z.candidates[std::size_t(k)])) {
+          z.made.push_back(k);
+          z.words.push_back(z.candidates[std::size_t(k)]);
         }
-      z.outcomes.assign(z.jobs.size(), {});
+      z.open = std::move(open);
+      for (std::size_t a : z.open) z.hashes.push_back(accounts[a].hash);
       build_at += z.count;
-      if (!z.jobs.empty())
+      if (z.pairs())
         z.done = std::async(std::launch::async, [&engine, &z] {
           nvtx::Range r("audit slice", nvtx::Color::compute, std::int64_t(z.begin));
           const auto t0 = std::chrono::steady_clock::now();
-          engine.crypt(z.jobs, z.outcomes);
+          z.result = engine.crypt_cross({z.hashes, z.words});
           z.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         });
       flight.push_back(std::move(sl));
@@ -178,14 +177,16 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
   // size for the rate measured; then slice_done's answer.
   auto settle = [&](Slice& z) {
     std::vector<std::size_t> newly;
-    for (std::size_t k = 0; k < z.jobs.size(); ++k) {
-      const auto [acc, cand] = z.pairs[k];
-      if (!z.outcomes[k].ok()) {
-        if (!closed[acc]) result.rejected.emplace_back(acc, z.outcomes[k].error);
+    for (std::size_t a = 0; a < z.result.errors.size(); ++a)
+      if (!z.result.errors[a].empty()) {
+        const std::size_t acc = z.open[a];
+        if (!closed[acc]) result.rejected.emplace_back(acc, z.result.errors[a]);
         closed[acc] = true;
-        continue;
       }
-      if (constant_time_equal(z.outcomes[k].hash, accounts[acc].hash) && cand < first[acc]) {
+    for (const auto& [a, c] : z.result.matches) {
+      const std::size_t acc = z.open[a];
+      const std::uint64_t cand = z.begin + z.made[c];
+      if (cand < first[acc]) {
         if (first[acc] == UINT64_MAX) newly.push_back(acc);
         first[acc] = cand;
       }
@@ -197,9 +198,9 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
     }
     next = z.begin + z.count;
     if (options.progress) options.progress(next, size);
-    if (!options.slice_pairs && !z.jobs.empty()) {
+    if (!options.slice_pairs && z.pairs()) {
       // Slices of about slice_seconds at the rate measured: checkpoints and a stop come that often.
-      const double rate = double(z.jobs.size()) / std::max(z.seconds, 1e-6);
+      const double rate = double(z.pairs()) / std::max(z.seconds, 1e-6);
       slice_pairs = std::size_t(std::clamp(rate * options.slice_seconds, double(kFirstSlicePairs), double(kMaxSlicePairs)));
     }
     return !options.slice_done || options.slice_done(next);

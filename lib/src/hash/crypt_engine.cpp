@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu/gpu_runner.hpp"
+#include "gpu/method_batch.hpp"
 #include "methods/method_module.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
@@ -27,6 +28,8 @@ namespace wk::hash {
 namespace {
 
 unsigned default_threads() { return usable_cores(); }
+
+constexpr const char* kLibxcryptRejected = "libxcrypt rejected the setting (unknown method or malformed parameters)";
 
 // Whether the GPU backend computes each method, by the enum's value: its module has GPU kernels
 // (the rest goes to libxcrypt on the CPU).
@@ -255,7 +258,7 @@ void CryptEngine::crypt(std::span<const CryptJob> jobs, std::span<CryptOutcome> 
         [&](std::size_t k, const char* result) {
           CryptOutcome& o = out[cpu_jobs[k]];
           if (result && result[0] != '*') o.hash = result;
-          else o.error = "libxcrypt rejected the setting (unknown method or malformed parameters)";
+          else o.error = kLibxcryptRejected;
         });
   });
   std::exception_ptr gpu_error;
@@ -316,6 +319,110 @@ void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stri
   });
   wait_reporting(cpu_part, done, progress);
   if (rejected) throw Error(ErrorCategory::internal, "CryptEngine::crypt_fresh: libxcrypt rejected a fresh setting or a password");
+}
+
+CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& progress) {
+  const std::span<const std::string_view> hashes = jobs.hashes;
+  CrossResult result;
+  result.errors.assign(hashes.size(), {});
+  std::vector<std::string_view> candidates;  // those crypt(3) takes; cand_index: their numbers
+  std::vector<std::uint32_t> cand_index;
+  for (std::size_t c = 0; c < jobs.candidates.size(); ++c)
+    if (check_password(jobs.candidates[c]).empty()) {
+      candidates.push_back(jobs.candidates[c]);
+      cand_index.push_back(std::uint32_t(c));
+    }
+  std::vector<std::optional<Setting>> parsed(hashes.size());
+  parallel_for(hashes.size(), 256, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t a = begin; a < end; ++a) {
+      SettingParse p = parse_setting(hashes[a]);
+      if (p.setting) parsed[a] = std::move(p.setting);
+      else result.errors[a] = std::move(p.error);
+    }
+  });
+  const std::shared_ptr<GpuSet> gpus = impl_->gpus();
+  // On the GPU, per method: crossed on the device (md5crypt, sha-crypt), else a job per pair
+  // sharing the account's parsed setting. The rest (no GPU, or no kernels) on libxcrypt.
+  std::vector<std::vector<std::uint32_t>> crossed(std::size_t(Method::other) + 1), paired(crossed.size());
+  std::vector<std::uint32_t> cpu;
+  for (std::size_t a = 0; a < hashes.size(); ++a) {
+    if (!parsed[a]) continue;
+    const MethodModule* mod = find_module(parsed[a]->method);
+    if (!gpus || !mod || !mod->gpu) {
+      cpu.push_back(std::uint32_t(a));
+    } else if (mod->gpu->crossed) {
+      // The device compares the hash characters after the setting's prefix.
+      const std::string& prefix = parsed[a]->prefix;
+      if (hashes[a].size() == prefix.size() + std::size_t(mod->hash_chars) && hashes[a].starts_with(prefix))
+        crossed[std::size_t(mod->id)].push_back(std::uint32_t(a));
+      // else no pair can match: the account's pairs count as done at once
+    } else {
+      paired[std::size_t(mod->id)].push_back(std::uint32_t(a));
+    }
+  }
+  const std::size_t m = candidates.size();
+  std::size_t tried = cpu.size();
+  for (const auto& group : crossed) tried += group.size();
+  for (const auto& group : paired) tried += group.size();
+  std::atomic<std::size_t> done{(hashes.size() - tried) * m};
+  std::mutex found_mutex;
+  auto found = [&](std::uint32_t a, std::uint32_t c) {
+    std::lock_guard lock(found_mutex);
+    result.matches.emplace_back(a, cand_index[c]);
+  };
+  const auto cpu_rejected = std::make_unique<std::atomic<bool>[]>(cpu.size());
+  std::future<void> cpu_part = std::async(std::launch::async, [&] {
+    nvtx::Range r("libxcrypt", nvtx::Color::compute);
+    run_libxcrypt(
+        cpu.size() * m, impl_->threads, done,
+        [&](std::size_t k) { return CryptJob{hashes[cpu[k / m]], candidates[k % m]}; },
+        [&](std::size_t k, const char* out) {
+          const std::uint32_t a = cpu[k / m];
+          if (!out || out[0] == '*') cpu_rejected[k / m] = true;  // the candidates were checked: the setting
+          else if (constant_time_equal(out, hashes[a])) found(a, std::uint32_t(k % m));
+        });
+  });
+  std::exception_ptr gpu_error;
+  try {
+    auto report = [&](std::size_t more) {
+      done.fetch_add(more);
+      if (progress) progress(done.load());
+    };
+    for (std::size_t id = 0; id < crossed.size(); ++id) {
+      const std::vector<std::uint32_t>& group = crossed[id];
+      if (group.empty() || m == 0) continue;
+      std::vector<const Setting*> settings;
+      std::vector<std::string_view> expected;
+      for (const std::uint32_t a : group) {
+        settings.push_back(&*parsed[a]);
+        expected.push_back(hashes[a].substr(parsed[a]->prefix.size()));
+      }
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> matches;
+      const GpuSet::Lease lease(*gpus, group.size() * m);
+      lease.runner().run_cross(Method(id), settings, expected, candidates, matches, report);
+      for (const auto& [a, c] : matches) found(group[a], c);
+    }
+    for (const std::vector<std::uint32_t>& group : paired) {
+      if (group.empty() || m == 0) continue;
+      std::vector<gpu::PreparedJob> pairs(group.size() * m);
+      parallel_for(pairs.size(), gpu::kHostGrain, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) pairs[k] = {&*parsed[group[k / m]], candidates[k % m]};
+      });
+      std::vector<std::string> out(pairs.size());
+      const GpuSet::Lease lease(*gpus, pairs.size());
+      lease.runner().run(pairs, out, report);
+      for (std::size_t k = 0; k < pairs.size(); ++k)
+        if (constant_time_equal(out[k], hashes[group[k / m]])) found(group[k / m], std::uint32_t(k % m));
+    }
+  } catch (...) {
+    gpu_error = std::current_exception();
+  }
+  wait_reporting(cpu_part, done, progress);
+  if (gpu_error) std::rethrow_exception(gpu_error);
+  for (std::size_t k = 0; k < cpu.size(); ++k)
+    if (cpu_rejected[k]) result.errors[cpu[k]] = kLibxcryptRejected;
+  std::sort(result.matches.begin(), result.matches.end());
+  return result;
 }
 
 }  // namespace wk::hash

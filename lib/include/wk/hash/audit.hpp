@@ -80,7 +80,7 @@ struct AuditOptions {
   // Accounts not to try (found already: a pot file, a checkpoint, or not checkable); empty: none.
   std::vector<bool> skip;
   // Candidate-hash pairs per slice. 0: sized to take about `slice_seconds` each at the rate the
-  // slices so far ran, from 1024 pairs up to 2^20 (enough to keep a GPU busy: md5crypt needs the
+  // slices so far ran, from 1024 pairs up to 2^22 (enough to keep a GPU busy: md5crypt needs the
   // most, about 70 M/s).
   std::size_t slice_pairs = 0;
   double slice_seconds = 1.0;

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wk/core/backend.hpp"
@@ -47,6 +48,18 @@ struct FreshJobs {
   std::string_view settings;                    // passwords.size() records of generated_setting_bytes(options),
                                                 // as generate_settings_into writes them
   std::span<const std::string_view> passwords;  // each accepted by check_password
+};
+
+// Accounts crossed with candidates (an audit's slice): whether crypt(candidate, hash) == hash for
+// every pair, with no object per pair. Each hash is parsed once; on the GPU, md5crypt's and
+// sha-crypt's pairs are made and compared on the device, and only the matches come back.
+struct CrossJobs {
+  std::span<const std::string_view> hashes;      // crypt strings, each its own setting
+  std::span<const std::string_view> candidates;  // one check_password rejects matches nothing
+};
+struct CrossResult {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> matches;  // (hash, candidate), sorted
+  std::vector<std::string> errors;  // per hash: why its setting was rejected ("": it was tried)
 };
 
 class CryptEngine {
@@ -92,6 +105,9 @@ class CryptEngine {
   // as they are). `out` holds passwords.size() * stride bytes. Thread-safe like crypt(). A fresh
   // setting cannot be rejected: a failure throws wk::Error{internal}.
   void crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stride, const ProgressFn& progress = {});
+
+  // Every hash crossed with every candidate; progress counts pairs. Thread-safe like crypt().
+  CrossResult crypt_cross(const CrossJobs& jobs, const ProgressFn& progress = {});
 
  private:
   struct Impl;

@@ -38,6 +38,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wk/core/buffer.hpp"
@@ -85,6 +86,13 @@ class DeviceBatch {
   // generate_settings_into writes them (they are read here only: the batch keeps no pointer).
   DeviceBatch(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
               Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
+  // Accounts crossed with candidates (the audit's pairs), for a method whose kernels take them
+  // (md5crypt, sha256crypt, sha512crypt): accounts.size() * candidates.size() jobs, made on the
+  // device from one upload of each candidate and each account's salt and rounds. accounts[a]
+  // parsed, of `method`; candidates checked. Only matches() reads their results.
+  struct Crossed {};
+  DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, std::span<const std::string_view> candidates,
+              Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
   ~DeviceBatch();
   DeviceBatch(const DeviceBatch&) = delete;
   DeviceBatch& operator=(const DeviceBatch&) = delete;
@@ -111,6 +119,11 @@ class DeviceBatch {
   // (stride >= the longest crypt string of the batch; crypt_string_bytes(options) for a batch of
   // fresh settings); the bytes after it in each record are left as they are.
   void results_into(cudaStream_t stream, char* out, std::size_t stride);
+  // A crossed batch's matches, compared on the device: the (account, candidate) pairs whose hash
+  // characters equal expected[account] (the account's hash after its setting's prefix: the
+  // method's hash_chars characters), sorted. Synchronizes `stream`.
+  void matches(cudaStream_t stream, std::span<const std::string_view> expected,
+               std::vector<std::pair<std::uint32_t, std::uint32_t>>& out);
 
   struct Impl;
 

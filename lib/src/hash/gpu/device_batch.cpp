@@ -11,6 +11,7 @@
 #include "gpu_runner.hpp"
 #include "hash/hd/shacrypt.hpp"
 #include "hash/methods/method_module.hpp"
+#include "cross.hpp"
 #include "method_batch.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
@@ -163,8 +164,10 @@ void DeviceBatch::Impl::init(const JobSource& src, Variant v, cudaStream_t s, Pi
   for (const auto& x : gpu.variants) known |= x.variant == v;
   if (!known)
     throw Error(ErrorCategory::usage, std::string("variant ") + variant_name(v) + " does not apply to " + method_name(core.method));
+  if (src.crossed() && !gpu.crossed)
+    throw Error(ErrorCategory::internal, std::string("no crossed batches for ") + method_name(core.method));
   method = gpu.make_batch(core);
-  copy_prefixes(src);
+  if (!src.crossed()) copy_prefixes(src);
   if (core.n == 0) return;
   hash_chars = module->hash_chars;
   core.out_stride = out_stride_for(hash_chars);
@@ -217,6 +220,17 @@ DeviceBatch::DeviceBatch(const HashOptions& options, std::string_view settings, 
   src.salt_at = src.record_bytes - src.salt_chars;
   src.rounds = shape.rounds;
   src.variant = shape.variant;
+  impl_->init(src, variant, stream, pool);
+}
+
+DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts,
+                         std::span<const std::string_view> candidates, Variant variant, cudaStream_t stream, PinnedPool* pool)
+    : impl_(std::make_unique<Impl>()) {
+  nvtx::Range r("pack crossed", nvtx::Color::transfer, std::int64_t(accounts.size() * candidates.size()));
+  JobSource src;
+  src.method = method;
+  src.passwords = candidates;
+  if (!candidates.empty()) src.accounts = accounts;  // no jobs: an empty batch
   impl_->init(src, variant, stream, pool);
 }
 
@@ -287,6 +301,43 @@ void DeviceBatch::results_into(cudaStream_t stream, char* out, std::size_t strid
     }
   });
   if (too_long) throw Error(ErrorCategory::internal, "DeviceBatch::results_into: a crypt string longer than the stride");
+}
+
+void DeviceBatch::matches(cudaStream_t stream, std::span<const std::string_view> expected,
+                          std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
+  Impl& m = *impl_;
+  BatchCore& c = m.core;
+  out.clear();
+  if (c.n == 0) return;
+  if (!c.d_pair.get()) throw Error(ErrorCategory::internal, "DeviceBatch::matches: not a crossed batch");
+  nvtx::Range r("compare", nvtx::Color::compute, std::int64_t(c.n));
+  // The accounts' hash characters, zero-padded to the output slots (a hash of another length
+  // matches nothing: the caller leaves such accounts out).
+  const std::size_t stride = std::size_t(c.out_stride);
+  PinnedBuffer<std::uint8_t> h_expected = c.pinned(stride * expected.size() + 4);
+  std::memset(h_expected.get(), 0, stride * expected.size() + 4);
+  for (std::size_t a = 0; a < expected.size(); ++a)
+    std::memcpy(h_expected.get() + a * stride, expected[a].data(), std::min(expected[a].size(), stride));
+  DeviceBuffer<char> d_expected(stride * expected.size(), stream);
+  DeviceBuffer<std::uint32_t> d_count(1, stream);
+  DeviceBuffer<uint2> d_matches(c.n, stream);
+  WK_CUDA_CHECK(cudaMemcpyAsync(d_expected.get(), h_expected.get(), d_expected.bytes(), cudaMemcpyHostToDevice, stream));
+  WK_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(std::uint32_t), stream));
+  launch_cross_compare(c.d_out.get(), c.out_stride, int(c.n), d_expected.get(), c.d_pair.get(), d_count.get(),
+                       d_matches.get(), stream);
+  std::uint32_t* h_count = reinterpret_cast<std::uint32_t*>(h_expected.get() + stride * expected.size());
+  WK_CUDA_CHECK(cudaMemcpyAsync(h_count, d_count.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+  wait_sleeping(stream);
+  if (stream == c.stream) m.staging_idle = true;  // the uploads were queued before the kernels
+  const std::uint32_t count = *h_count;
+  if (count) {
+    std::vector<uint2> found(count);
+    WK_CUDA_CHECK(cudaMemcpyAsync(found.data(), d_matches.get(), sizeof(uint2) * count, cudaMemcpyDeviceToHost, stream));
+    wait_sleeping(stream);
+    for (const uint2& f : found) out.emplace_back(f.x, f.y);
+    std::sort(out.begin(), out.end());
+  }
+  if (c.pool) c.pool->give(std::move(h_expected));
 }
 
 }  // namespace wk::hash::gpu

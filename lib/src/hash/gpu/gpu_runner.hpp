@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "wk/hash/setting.hpp"
 
@@ -41,6 +43,12 @@ class Runner {
   // checked: job i's crypt string to out + i * stride (CryptEngine::crypt_fresh).
   void run_fresh(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
                  char* out, std::size_t stride, const std::function<void(std::size_t)>& progress);
+  // Accounts of one method whose batches take crossed jobs (GpuMethod::crossed) crossed with
+  // candidates (checked): the (account, candidate) pairs whose hash characters equal
+  // expected[account], sorted, into `matches`; compared on the device. progress(n): n more pairs.
+  void run_cross(Method method, std::span<const Setting* const> accounts, std::span<const std::string_view> expected,
+                 std::span<const std::string_view> candidates, std::vector<std::pair<std::uint32_t, std::uint32_t>>& matches,
+                 const std::function<void(std::size_t)>& progress);
   // Waits for the device (the wipes finished batches queued: CryptEngine::finish).
   void finish() noexcept;
   int device() const noexcept { return device_; }

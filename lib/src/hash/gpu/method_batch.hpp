@@ -24,18 +24,22 @@
 
 namespace wk::hash::gpu {
 
-// Where a batch's jobs come from: a parsed Setting per job, or fixed-size records of fresh settings
-// of one HashOptions (wk-hash hash), read in place -- no object per job.
+// Where a batch's jobs come from: a parsed Setting per job, fixed-size records of fresh settings
+// of one HashOptions (wk-hash hash), read in place -- no object per job --, or accounts crossed
+// with candidates (audit): job a * passwords.size() + c in the caller's numbering is password c
+// under accounts[a], and the device batch makes the pairs itself (GpuMethod::crossed).
 struct JobSource {
   Method method = Method::other;
   std::span<const std::string_view> passwords;
   std::span<const Setting* const> settings;  // parsed settings; empty for records
+  std::span<const Setting* const> accounts;  // crossed: the accounts' parsed settings
   std::string_view records;                  // records: passwords.size() * record_bytes bytes
   std::size_t record_bytes = 0, salt_at = 0, salt_chars = 0;
   std::uint32_t rounds = 0;  // records: every job's round count (bcrypt: the cost)
   char variant = 0;          // records: every job's variant letter (bcrypt)
 
-  std::size_t size() const noexcept { return passwords.size(); }
+  bool crossed() const noexcept { return !accounts.empty(); }
+  std::size_t size() const noexcept { return crossed() ? accounts.size() * passwords.size() : passwords.size(); }
   bool parsed() const noexcept { return !settings.empty() || records.empty(); }
   // The salt's characters as the setting has them (md5crypt, sha-crypt: the salt used; records:
   // the salt_chars characters at salt_at).
@@ -56,6 +60,9 @@ struct BatchCore {
   std::vector<std::uint32_t> order;    // order[p] = input index of the job at packed position p (pack)
   PinnedBuffer<std::uint8_t> staging;  // the packed jobs (pack); DeviceBatch wipes it
   DeviceBuffer<char> d_out;            // out_stride bytes per job in packed order: the hash characters
+  // Crossed batches: the account and candidate (the caller's numbering) of each packed job, two
+  // words each, written on the device by pack.
+  DeviceBuffer<std::uint32_t> d_pair;
   int out_stride = detail::kOutStride;
   PinnedBuffer<std::uint8_t> pinned(std::size_t bytes) {
     return pool ? pool->take(bytes) : PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, bytes));
@@ -92,7 +99,9 @@ class MethodBatch {
  public:
   virtual ~MethodBatch() = default;
   // Packs the jobs into core.staging in the method's order (core.order), queues their uploads on
-  // core.stream and allocates what the launches need. core.d_out exists already.
+  // core.stream and allocates what the launches need. core.d_out exists already. Crossed jobs
+  // (only for a GpuMethod with `crossed`): the candidates and accounts are uploaded once each,
+  // the per-job arrays and core.d_pair made on the device; core.order stays empty.
   virtual void pack(const JobSource& src) = 0;
   // DeviceBatch::set_launch_limits: each method takes the limit that applies to it (0: default).
   virtual void set_launch_limits(std::uint32_t rounds_per_launch, std::uint64_t iterations_per_launch) = 0;
@@ -111,6 +120,7 @@ struct GpuMethod {
   // Jobs per DeviceBatch in the engine: enough to fill the GPU for a while, bounded in memory.
   std::size_t batch_jobs;
   std::unique_ptr<MethodBatch> (*make_batch)(BatchCore& core);
+  bool crossed = false;  // its batches take crossed jobs (the round engine's methods)
 };
 
 // The GPU part of a method's module; throws wk::Error{internal} for a method without one.

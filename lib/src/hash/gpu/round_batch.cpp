@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
+#include "cross.hpp"
 #include "gpu_runner.hpp"
 #include "hash/hd/shacrypt.hpp"
 #include "wk/core/nvtx.hpp"
@@ -147,6 +149,15 @@ class RoundMethodBatch final : public MethodBatch {
   void make_parts();
   void join_parts() noexcept;
 
+  // Crossed jobs (pack_cross): the candidates and accounts once each, and the blocks of jobs the
+  // expansion kernel makes of them.
+  DeviceBuffer<std::uint8_t> d_cand_, d_acc_salt_, d_acc_sl_;
+  DeviceBuffer<std::uint32_t> d_cand_at_, d_cand_index_, d_acc_rounds_, d_acc_index_;
+  DeviceBuffer<CrossBlock> d_blocks_;
+  void pack_cross(const JobSource& src);
+  // pack's last step: the round state, sequences and templates allocated, sha_ filled.
+  void allocate_rounds(std::size_t pw_total, std::size_t tmpl_words);
+
   PackedOrder order_jobs(const JobSource& src);
   void order_by_key(const JobSource& src, PackedOrder& po);
   // Makes ranges_ of equal configuration over the packed jobs (rounds: their round counts in
@@ -268,6 +279,7 @@ std::size_t RoundMethodBatch::make_ranges(const JobSource& src, const PackedOrde
 }
 
 void RoundMethodBatch::pack(const JobSource& src) {
+  if (src.crossed()) return pack_cross(src);
   const std::span<const std::string_view> passwords = src.passwords;
   const std::size_t n = core_.n;
   const PackedOrder po = order_jobs(src);
@@ -307,6 +319,12 @@ void RoundMethodBatch::pack(const JobSource& src) {
   upload(d_salt_, core_.staging, lay, p_salt, stream);
   upload(d_sl_, core_.staging, lay, p_sl, stream);
   upload(d_rounds_, core_.staging, lay, p_rounds, stream);
+  allocate_rounds(pw_total, tmpl_words);
+}
+
+void RoundMethodBatch::allocate_rounds(std::size_t pw_total, std::size_t tmpl_words) {
+  const std::size_t n = core_.n;
+  const cudaStream_t stream = core_.stream;
   d_state_ = DeviceBuffer<std::uint32_t>(std::size_t(k_.digest_bytes / 4) * n, stream);
   d_pseq_ = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, pw_total), stream);
   d_sseq_ = DeviceBuffer<std::uint8_t>(16 * n, stream);
@@ -328,6 +346,156 @@ void RoundMethodBatch::pack(const JobSource& src) {
   sha_.sseq = d_sseq_.get();
   sha_.out = core_.d_out.get();
   sha_.out_stride = core_.out_stride;
+}
+
+// Crossed jobs: job p0 + j of a block is candidate c0 + j / k (sorted by length) under account
+// a0 + j % k (sorted by salt length, then rounds). Per salt length, the candidates' length groups
+// go by configuration, so the ranges are runs of blocks of one configuration, as in the grouped
+// rungs. The host touches each candidate and account once; the pairs are made on the device.
+void RoundMethodBatch::pack_cross(const JobSource& src) {
+  const std::span<const std::string_view> cands = src.passwords;
+  const std::span<const Setting* const> accs = src.accounts;
+  const std::size_t m = cands.size(), k = accs.size(), n = core_.n;
+  const bool reference = core_.variant == Variant::reference;
+  std::vector<std::uint32_t> cand(m), acc(k);
+  std::iota(cand.begin(), cand.end(), 0u);
+  std::iota(acc.begin(), acc.end(), 0u);
+  std::stable_sort(cand.begin(), cand.end(), [&](std::uint32_t x, std::uint32_t y) { return cands[x].size() < cands[y].size(); });
+  std::stable_sort(acc.begin(), acc.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const Setting &a = *accs[x], &b = *accs[y];
+    return a.salt.size() != b.salt.size() ? a.salt.size() < b.salt.size() : a.rounds < b.rounds;
+  });
+  for (const Setting* s : accs)
+    if (s->method != core_.method || s->salt.size() > 16)
+      throw Error(ErrorCategory::internal, "crossed batch: an account of another method");
+  if (!cands.empty() && cands[cand.back()].size() > std::size_t(hd::kMaxPasswordBytes))
+    throw Error(ErrorCategory::internal, "crossed batch: a candidate over 511 bytes");
+  auto cfg_of = [&](std::size_t pl, std::size_t sl) {
+    if (!reference)
+      for (int c = 0; c < k_.config_count; ++c)
+        if (k_.fits(k_.configs[c], int(pl), int(sl))) return c;
+    return -1;
+  };
+  struct LengthRun {
+    std::uint32_t c0 = 0, count = 0, pl = 0;
+  };
+  std::vector<LengthRun> lengths;
+  for (std::uint32_t c = 0; c < m; ++c) {
+    const auto pl = std::uint32_t(cands[cand[c]].size());
+    if (lengths.empty() || lengths.back().pl != pl) lengths.push_back({c, 0, pl});
+    ++lengths.back().count;
+  }
+  std::vector<CrossBlock> blocks;
+  std::vector<int> block_cfg;
+  std::vector<std::uint32_t> block_rounds;
+  std::uint64_t jobs = 0, bytes = 0;
+  for (std::size_t a0 = 0; a0 < k;) {
+    const std::size_t sl = accs[acc[a0]]->salt.size();
+    std::size_t a1 = a0;
+    std::uint32_t max_rounds = 0;
+    for (; a1 < k && accs[acc[a1]]->salt.size() == sl; ++a1) max_rounds = std::max(max_rounds, accs[acc[a1]]->rounds);
+    std::vector<std::pair<int, LengthRun>> runs;
+    for (const LengthRun& l : lengths) runs.emplace_back(cfg_of(l.pl, sl), l);
+    std::stable_sort(runs.begin(), runs.end(), [](const auto& x, const auto& y) { return x.first + 1 < y.first + 1; });
+    for (const auto& [cfg, l] : runs) {
+      CrossBlock b;
+      b.p0 = std::uint32_t(jobs);
+      b.count = std::uint32_t((a1 - a0) * l.count);
+      b.c0 = l.c0;
+      b.a0 = std::uint32_t(a0);
+      b.k = std::uint32_t(a1 - a0);
+      b.pl = l.pl;
+      b.byte0 = bytes;
+      jobs += b.count;
+      bytes += std::uint64_t(b.count) * l.pl;
+      blocks.push_back(b);
+      block_cfg.push_back(cfg);
+      block_rounds.push_back(max_rounds);
+    }
+    a0 = a1;
+  }
+  if (jobs != n || bytes > UINT32_MAX) throw Error(ErrorCategory::internal, "crossed batch: too many jobs for one batch");
+  // Ranges: runs of blocks of one configuration.
+  std::size_t tmpl_words = 0;
+  for (std::size_t i = 0; i < blocks.size();) {
+    std::size_t j = i;
+    std::uint32_t max_rounds = 0;
+    for (; j < blocks.size() && block_cfg[j] == block_cfg[i]; ++j) max_rounds = std::max(max_rounds, block_rounds[j]);
+    ShaRange r;
+    r.begin = int(blocks[i].p0);
+    r.count = int((j < blocks.size() ? blocks[j].p0 : n) - blocks[i].p0);
+    r.last = r.count;
+    if (const int c = block_cfg[i]; c >= 0) {
+      r.nblk = k_.configs[c].nblk;
+      r.nw = k_.configs[c].nw;
+      r.shared = core_.variant == Variant::blocks_shared && k_.configs[c].shared_ok;
+    }
+    ranges_.push_back(r);
+    range_rounds_.push_back(max_rounds);
+    tmpl_words += std::size_t(8) * r.nw * r.count;
+    i = j;
+  }
+  // The candidates and accounts in sorted order, once each.
+  std::size_t cand_bytes = 0;
+  for (const std::string_view c : cands) cand_bytes += c.size();
+  Staging lay;
+  const std::size_t p_cand = lay.add(cand_bytes), p_at = lay.add(4 * m), p_ci = lay.add(4 * m), p_salt = lay.add(16 * k),
+                    p_sl = lay.add(k), p_rounds = lay.add(4 * k), p_ai = lay.add(4 * k),
+                    p_blocks = lay.add(sizeof(CrossBlock) * blocks.size());
+  core_.staging = core_.pinned(lay.total);
+  std::uint8_t* h = core_.staging.get();
+  auto part = [&](std::size_t p) { return h + lay.parts[p].first; };
+  auto* at = reinterpret_cast<std::uint32_t*>(part(p_at));
+  auto* ci = reinterpret_cast<std::uint32_t*>(part(p_ci));
+  for (std::size_t c = 0, off = 0; c < m; ++c) {
+    const std::string_view pw = cands[cand[c]];
+    std::memcpy(part(p_cand) + off, pw.data(), pw.size());
+    at[c] = std::uint32_t(off);
+    ci[c] = cand[c];
+    off += pw.size();
+  }
+  std::memset(part(p_salt), 0, 16 * k);
+  auto* rounds = reinterpret_cast<std::uint32_t*>(part(p_rounds));
+  auto* ai = reinterpret_cast<std::uint32_t*>(part(p_ai));
+  for (std::size_t a = 0; a < k; ++a) {
+    const Setting& s = *accs[acc[a]];
+    std::memcpy(part(p_salt) + 16 * a, s.salt.data(), s.salt.size());
+    part(p_sl)[a] = std::uint8_t(s.salt.size());
+    rounds[a] = s.rounds;
+    ai[a] = acc[a];
+  }
+  std::memcpy(part(p_blocks), blocks.data(), sizeof(CrossBlock) * blocks.size());
+  const cudaStream_t stream = core_.stream;
+  upload(d_cand_, core_.staging, lay, p_cand, stream);
+  upload(d_cand_at_, core_.staging, lay, p_at, stream);
+  upload(d_cand_index_, core_.staging, lay, p_ci, stream);
+  upload(d_acc_salt_, core_.staging, lay, p_salt, stream);
+  upload(d_acc_sl_, core_.staging, lay, p_sl, stream);
+  upload(d_acc_rounds_, core_.staging, lay, p_rounds, stream);
+  upload(d_acc_index_, core_.staging, lay, p_ai, stream);
+  upload(d_blocks_, core_.staging, lay, p_blocks, stream);
+  // The per-job arrays, made on the device.
+  d_pw_ = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, bytes), stream);
+  d_pw_off_ = DeviceBuffer<std::uint32_t>(n, stream);
+  d_pl_ = DeviceBuffer<std::uint16_t>(n, stream);
+  d_salt_ = DeviceBuffer<std::uint8_t>(16 * n, stream);
+  d_sl_ = DeviceBuffer<std::uint8_t>(n, stream);
+  d_rounds_ = DeviceBuffer<std::uint32_t>(n, stream);
+  core_.d_pair = DeviceBuffer<std::uint32_t>(2 * n, stream);
+  CrossInput in;
+  in.blocks = d_blocks_.get();
+  in.block_count = int(blocks.size());
+  in.cand = d_cand_.get();
+  in.cand_at = d_cand_at_.get();
+  in.cand_index = d_cand_index_.get();
+  in.salt = d_acc_salt_.get();
+  in.sl = d_acc_sl_.get();
+  in.rounds = d_acc_rounds_.get();
+  in.acc_index = d_acc_index_.get();
+  const CrossJobArrays out{int(n), d_pw_.get(), d_pw_off_.get(), d_pl_.get(), d_salt_.get(), d_sl_.get(), d_rounds_.get(),
+                           core_.d_pair.get()};
+  launch_cross_expand(in, out, stream);
+  allocate_rounds(std::size_t(bytes), tmpl_words);
 }
 
 void RoundMethodBatch::make_parts() {
@@ -355,6 +523,7 @@ void RoundMethodBatch::wipe() noexcept {
   join_parts();
   const cudaStream_t stream = core_.stream;
   wipe_device(d_pw_, stream);
+  wipe_device(d_cand_, stream);
   wipe_device(d_pseq_, stream);
   wipe_device(d_sseq_, stream);
   wipe_device(d_tmpl_, stream);

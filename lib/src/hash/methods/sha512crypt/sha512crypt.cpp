@@ -27,7 +27,7 @@ std::unique_ptr<gpu::MethodBatch> make_batch(gpu::BatchCore& core) {
   return gpu::make_round_batch(core, gpu::detail::sha512crypt_kernels());
 }
 
-constexpr gpu::GpuMethod kGpu{gpu::kRoundVariants, gpu::Variant::blocks_shared, std::size_t(1) << 19, make_batch};
+constexpr gpu::GpuMethod kGpu{gpu::kRoundVariants, gpu::Variant::blocks_shared, std::size_t(1) << 19, make_batch, true};
 
 // Computed with libxcrypt 4.4.33's crypt_rn: the short-password kernel and the two-block one.
 constexpr std::array<KnownAnswer, 2> kSelfTest{{
