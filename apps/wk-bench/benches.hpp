@@ -21,6 +21,7 @@ int bench_sharpen(const Options& options);
 int bench_idea(const Options& options);
 int bench_hash(const Options& options);
 int bench_yescrypt(const Options& options);
+int bench_audit(const Options& options);
 int bench_dist(const Options& options);  // under mpirun: rank 0's cost per chunk
 
 #if defined(WK_HAVE_NPP)

@@ -29,6 +29,7 @@ constexpr BenchEntry kBenches[] = {
     {"idea", "IDEA encryption (crypt, book ch. 10): host->host via GPU, kernel, copies, CPU; --size WxH = W*H 8-byte blocks", wk::bench::bench_idea},
     {"hash", "crypt(3): md5crypt, sha256crypt, sha512crypt, bcrypt per password class vs libxcrypt and hashcat, then yescrypt and scrypt; --size ignored", wk::bench::bench_hash},
     {"yescrypt", "yescrypt (libxcrypt's default and lowest cost) and scrypt (N 2^14, r 8) vs libxcrypt on all cores and the copy rate; --size ignored", wk::bench::bench_yescrypt},
+    {"audit", "wk-hash audit's throughput (accounts x candidates / s) against the kernel on the same pairs, five methods; --size ignored", wk::bench::bench_audit},
     {"dist", "scale-out (run under mpirun -np N): rank 0's cost per dealt chunk and in-order collection rate; --size CxB = C chunks of B bytes", wk::bench::bench_dist},
 };
 

@@ -1,0 +1,145 @@
+// wk-bench audit: what `wk-hash audit` gets of the kernel. For each method, accounts of fresh
+// settings (wk-hash's salts: distinct) crossed with mask candidates (?l x 8): the library's whole
+// audit call -- candidates made on the host slice by slice, crossed and compared in the engine,
+// results settled -- timed by wall clock, beside the default rung's time for a batch of the same
+// pairs on the device (md5crypt and sha-crypt: a crossed batch, the pairs made on the device; the
+// others: a job per pair). One account's password is a candidate: the audit must find it, and only
+// it, before its time is printed.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "benches.hpp"
+#include "wk/core/buffer.hpp"
+#include "wk/core/error.hpp"
+#include "wk/hash/audit.hpp"
+#include "wk/hash/candidates.hpp"
+#include "wk/hash/crypt.hpp"
+#include "wk/hash/crypt_gpu.hpp"
+#include "wk/hash/setting.hpp"
+
+namespace wk::bench {
+
+namespace {
+
+using hash::Method;
+
+struct AuditSpec {
+  Method method;
+  std::size_t accounts;
+  std::size_t kernel_pairs;  // pairs in the timed batch
+};
+constexpr AuditSpec kAudits[] = {
+    {Method::md5crypt, 1000, std::size_t(1) << 21},  {Method::sha256crypt, 1000, std::size_t(1) << 19},
+    {Method::sha512crypt, 1000, std::size_t(1) << 19}, {Method::bcrypt, 1000, std::size_t(1) << 16},
+    {Method::yescrypt, 64, std::size_t(1) << 13},
+};
+constexpr const char* kMask = "?l?l?l?l?l?l?l?l";
+
+// The first `n` candidates of a source.
+class FirstOf final : public hash::CandidateSource {
+ public:
+  FirstOf(const hash::CandidateSource& s, std::uint64_t n) : s_(s), n_(std::min(n, s.size())) {}
+  std::uint64_t size() const override { return n_; }
+  bool get(std::uint64_t i, std::string& out) const override { return s_.get(i, out); }
+
+ private:
+  const hash::CandidateSource& s_;
+  std::uint64_t n_;
+};
+
+// The default rung on `pairs` pairs of the accounts (in order) with the candidates, device-resident:
+// median ms of `repeats` runs.
+double kernel_ms(Method m, const std::vector<hash::Setting>& settings, const std::vector<std::string_view>& candidates,
+                 std::size_t pairs, cudaStream_t stream, int repeats) {
+  const hash::gpu::Variant v = hash::gpu::default_variant(m);
+  std::vector<const hash::Setting*> ptrs;
+  for (const hash::Setting& s : settings) ptrs.push_back(&s);
+  if (m == Method::md5crypt || m == Method::sha256crypt || m == Method::sha512crypt) {
+    const std::size_t c = std::max<std::size_t>(1, pairs / ptrs.size());
+    hash::gpu::DeviceBatch batch(hash::gpu::DeviceBatch::Crossed{}, m, ptrs,
+                                 std::span<const std::string_view>(candidates).first(std::min(c, candidates.size())), v, stream);
+    return time_gpu_ms(stream, repeats, [&] { batch.run(stream); }) * double(pairs) / double(batch.size());
+  }
+  std::vector<const hash::Setting*> jobs(pairs);
+  std::vector<std::string_view> pws(pairs);
+  for (std::size_t k = 0; k < pairs; ++k) {
+    jobs[k] = ptrs[k % ptrs.size()];
+    pws[k] = candidates[(k / ptrs.size()) % candidates.size()];
+  }
+  hash::gpu::DeviceBatch batch(m, jobs, pws, v, stream);
+  return time_gpu_ms(stream, repeats, [&] { batch.run(stream); });
+}
+
+}  // namespace
+
+int bench_audit(const Options& o) {
+  const BackendSelection sel = select_backend(parse_device_choice(o.device));
+  const bool gpu = sel.backend == Backend::gpu;
+  const int repeats = std::max(1, std::min(o.repeats, 5));
+  const double seconds = 8.0;  // of audit per method at the kernel's rate
+  fmt::print("wk-bench audit: audit throughput against the kernel, {}, {}, CPU threads {}\n", describe_device(sel.gpu), today(),
+             std::max(1u, std::thread::hardware_concurrency()));
+  fmt::print("accounts: fresh settings of each method's defaults (distinct salts) crossed with mask {} candidates;\n"
+             "kernel: the default rung on a batch of the same pairs, device-resident (median of {}); audit: hash::audit, the\n"
+             "whole call by wall clock (slices of candidates made on the host, crossed and compared in the engine), engine\n"
+             "started before; pairs/s = accounts x candidates / s.\n\n",
+             kMask, repeats);
+  if (!gpu) {
+    fmt::print("no GPU: nothing to compare{}\n", sel.notice.empty() ? "" : " (" + sel.notice + ")");
+    return 0;
+  }
+  fmt::print("{:<12} {:>8} {:>10} {:>12} {:>14} {:>9} {:>14} {:>8}\n", "method", "accounts", "candidates", "pairs", "kernel pairs/s",
+             "audit s", "audit pairs/s", "% kernel");
+  const hash::Mask mask = hash::Mask::parse(kMask);
+  const auto all = hash::mask_source(mask, mask.length());
+  Stream stream;
+  for (const AuditSpec& spec : kAudits) {
+    hash::CryptEngine engine(Backend::gpu, 0, spec.method);
+    hash::HashOptions options;
+    options.method = spec.method;
+    const std::size_t k = spec.accounts, record = hash::generated_setting_bytes(options);
+    const std::size_t bytes = hash::crypt_string_bytes(options);
+    std::string settings(k * record, '\0'), out(k * bytes, '\0');
+    hash::generate_settings_into(options, k, settings.data());
+    // Every account's password is no candidate (it has a digit) but the last one's.
+    std::vector<std::string> passwords(k, "no-candidate-1");
+    all->get(12345, passwords.back());
+    const std::vector<std::string_view> pw_views(passwords.begin(), passwords.end());
+    engine.crypt_fresh(hash::FreshJobs{options, settings, pw_views}, out.data(), bytes);
+    std::vector<hash::AuditAccount> accounts;
+    std::vector<hash::Setting> parsed;
+    for (std::size_t a = 0; a < k; ++a) {
+      accounts.push_back({"user" + std::to_string(a), out.substr(a * bytes, bytes)});
+      parsed.push_back(*hash::parse_setting(accounts.back().hash).setting);
+    }
+    // The kernel's rate, on candidates enough for its batch.
+    std::vector<std::string> cand_text(std::max<std::size_t>(1, spec.kernel_pairs / k));
+    for (std::size_t c = 0; c < cand_text.size(); ++c) all->get(c, cand_text[c]);
+    const std::vector<std::string_view> cand_views(cand_text.begin(), cand_text.end());
+    const double ms = kernel_ms(spec.method, parsed, cand_views, spec.kernel_pairs, stream, repeats);
+    const double kernel_rate = double(spec.kernel_pairs) * 1e3 / ms;
+    // The audit: about `seconds` at that rate.
+    const auto candidates = std::uint64_t(std::max(20000.0, kernel_rate * seconds / double(k)));
+    const FirstOf source(*all, candidates);
+    const auto t0 = std::chrono::steady_clock::now();
+    const hash::AuditResult r = hash::audit(engine, accounts, source, hash::AuditOptions{});
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.matches.size() != 1 || r.matches[0].account != k - 1 || r.matches[0].candidate != 12345 || !r.rejected.empty())
+      throw Error(ErrorCategory::internal, std::string("audit ") + hash::method_name(spec.method) +
+                                               ": not exactly the planted match; not timing a wrong audit");
+    // The planted account ends at its match (give or take the slices in flight then).
+    const double pairs = double(k - 1) * double(candidates) + 12346.0;
+    fmt::print("{:<12} {:>8} {:>10} {:>12.4g} {:>14.4g} {:>9.2f} {:>14.4g} {:>7.1f}%\n", hash::method_name(spec.method), k,
+               candidates, pairs, kernel_rate, secs, pairs / secs, 100.0 * pairs / secs / kernel_rate);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+}  // namespace wk::bench
