@@ -1,6 +1,6 @@
 // wk-bench audit: what `wk-hash audit` gets of the kernel. For each method, accounts of fresh
-// settings (wk-hash's salts: distinct) crossed with mask candidates (?l x 8): the library's whole
-// audit call -- candidates made on the host slice by slice, crossed and compared in the engine,
+// settings (wk-hash's salts: distinct) crossed with mask candidates (?l x 8) or with words through
+// rules (8 to 16 bytes): the library's whole audit call -- candidates made on the host slice by slice, crossed and compared in the engine,
 // results settled -- timed by wall clock, beside the default rung's time for a batch of the same
 // pairs on the device (md5crypt and sha-crypt: a crossed batch, the pairs made on the device; the
 // others: a job per pair). One account's password is a candidate: the audit must find it, and only
@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +42,8 @@ constexpr AuditSpec kAudits[] = {
     {Method::yescrypt, 64, std::size_t(1) << 13},
 };
 constexpr const char* kMask = "?l?l?l?l?l?l?l?l";
+constexpr const char* kRules[] = {":", "c", "u", "$1", "$1 $2 $3", "^!", "d", "r", "sa@ se3", "T0 $!"};
+constexpr std::uint64_t kPlanted = 345;  // the candidate that is the last account's password
 
 // The first `n` candidates of a source.
 class FirstOf final : public hash::CandidateSource {
@@ -76,6 +80,49 @@ double kernel_ms(Method m, const std::vector<hash::Setting>& settings, const std
   return time_gpu_ms(stream, repeats, [&] { batch.run(stream); });
 }
 
+// One row: the spec's accounts (the last one's password candidate 345 of `source`, the others'
+// none of its candidates) crossed with the source's first candidates.
+void audit_row(const AuditSpec& spec, const char* label, const hash::CandidateSource& source, cudaStream_t stream,
+               int repeats, double seconds) {
+  hash::CryptEngine engine(Backend::gpu, 0, spec.method);
+  hash::HashOptions options;
+  options.method = spec.method;
+  const std::size_t k = spec.accounts, record = hash::generated_setting_bytes(options);
+  const std::size_t bytes = hash::crypt_string_bytes(options);
+  std::string settings(k * record, '\0'), out(k * bytes, '\0');
+  hash::generate_settings_into(options, k, settings.data());
+  std::vector<std::string> passwords(k, "no-candidate-1");
+  source.get(kPlanted, passwords.back());
+  const std::vector<std::string_view> pw_views(passwords.begin(), passwords.end());
+  engine.crypt_fresh(hash::FreshJobs{options, settings, pw_views}, out.data(), bytes);
+  std::vector<hash::AuditAccount> accounts;
+  std::vector<hash::Setting> parsed;
+  for (std::size_t a = 0; a < k; ++a) {
+    accounts.push_back({"user" + std::to_string(a), out.substr(a * bytes, bytes)});
+    parsed.push_back(*hash::parse_setting(accounts.back().hash).setting);
+  }
+  // The kernel's rate, on candidates enough for its batch.
+  std::vector<std::string> cand_text(std::max<std::size_t>(1, spec.kernel_pairs / k));
+  for (std::size_t c = 0; c < cand_text.size(); ++c) source.get(c, cand_text[c]);
+  const std::vector<std::string_view> cand_views(cand_text.begin(), cand_text.end());
+  const double ms = kernel_ms(spec.method, parsed, cand_views, spec.kernel_pairs, stream, repeats);
+  const double kernel_rate = double(spec.kernel_pairs) * 1e3 / ms;
+  // The audit: about `seconds` at that rate.
+  const auto candidates = std::uint64_t(std::max(1000.0, kernel_rate * seconds / double(k)));
+  const FirstOf first(source, candidates);
+  const auto t0 = std::chrono::steady_clock::now();
+  const hash::AuditResult r = hash::audit(engine, accounts, first, hash::AuditOptions{});
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.matches.size() != 1 || r.matches[0].account != k - 1 || r.matches[0].candidate != kPlanted || !r.rejected.empty())
+    throw Error(ErrorCategory::internal, std::string("audit ") + hash::method_name(spec.method) +
+                                             ": not exactly the planted match; not timing a wrong audit");
+  // The planted account ends at its match (give or take the slices in flight then).
+  const double pairs = double(k - 1) * double(first.size()) + double(kPlanted + 1);
+  fmt::print("{:<12} {:<6} {:>8} {:>10} {:>12.4g} {:>14.4g} {:>9.2f} {:>14.4g} {:>7.1f}%\n", hash::method_name(spec.method), label,
+             k, first.size(), pairs, kernel_rate, secs, pairs / secs, 100.0 * pairs / secs / kernel_rate);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int bench_audit(const Options& o) {
@@ -85,59 +132,33 @@ int bench_audit(const Options& o) {
   const double seconds = 8.0;  // of audit per method at the kernel's rate
   fmt::print("wk-bench audit: audit throughput against the kernel, {}, {}, CPU threads {}\n", describe_device(sel.gpu), today(),
              std::max(1u, std::thread::hardware_concurrency()));
-  fmt::print("accounts: fresh settings of each method's defaults (distinct salts) crossed with mask {} candidates;\n"
+  fmt::print("accounts: fresh settings of each method's defaults (distinct salts) crossed with the candidates of mask {}\n"
+             "or of 8-letter words through {} rules of best64's kinds (8 to 16 bytes);\n"
              "kernel: the default rung on a batch of the same pairs, device-resident (median of {}); audit: hash::audit, the\n"
              "whole call by wall clock (slices of candidates made on the host, crossed and compared in the engine), engine\n"
              "started before; pairs/s = accounts x candidates / s.\n\n",
-             kMask, repeats);
+             kMask, std::size(kRules), repeats);
   if (!gpu) {
     fmt::print("no GPU: nothing to compare{}\n", sel.notice.empty() ? "" : " (" + sel.notice + ")");
     return 0;
   }
-  fmt::print("{:<12} {:>8} {:>10} {:>12} {:>14} {:>9} {:>14} {:>8}\n", "method", "accounts", "candidates", "pairs", "kernel pairs/s",
-             "audit s", "audit pairs/s", "% kernel");
+  fmt::print("{:<12} {:<6} {:>8} {:>10} {:>12} {:>14} {:>9} {:>14} {:>8}\n", "method", "source", "accounts", "candidates", "pairs",
+             "kernel pairs/s", "audit s", "audit pairs/s", "% kernel");
   const hash::Mask mask = hash::Mask::parse(kMask);
-  const auto all = hash::mask_source(mask, mask.length());
+  const auto masked = hash::mask_source(mask, mask.length());
+  // Rules: 8-letter words, each through rules of best64's kinds (8 to 16 bytes).
+  std::mt19937 rng(29);
+  std::vector<std::string> words(60000, std::string(8, 'a'));
+  for (std::string& w : words)
+    for (char& ch : w) ch = char('a' + rng() % 26);
+  const std::vector<std::string_view> word_views(words.begin(), words.end());
+  std::vector<std::string_view> rule_text(std::begin(kRules), std::end(kRules));
+  const std::vector<hash::Rule> rules = hash::parse_rules(rule_text);
+  const auto ruled = hash::rules_source(word_views, rules);
   Stream stream;
   for (const AuditSpec& spec : kAudits) {
-    hash::CryptEngine engine(Backend::gpu, 0, spec.method);
-    hash::HashOptions options;
-    options.method = spec.method;
-    const std::size_t k = spec.accounts, record = hash::generated_setting_bytes(options);
-    const std::size_t bytes = hash::crypt_string_bytes(options);
-    std::string settings(k * record, '\0'), out(k * bytes, '\0');
-    hash::generate_settings_into(options, k, settings.data());
-    // Every account's password is no candidate (it has a digit) but the last one's.
-    std::vector<std::string> passwords(k, "no-candidate-1");
-    all->get(345, passwords.back());
-    const std::vector<std::string_view> pw_views(passwords.begin(), passwords.end());
-    engine.crypt_fresh(hash::FreshJobs{options, settings, pw_views}, out.data(), bytes);
-    std::vector<hash::AuditAccount> accounts;
-    std::vector<hash::Setting> parsed;
-    for (std::size_t a = 0; a < k; ++a) {
-      accounts.push_back({"user" + std::to_string(a), out.substr(a * bytes, bytes)});
-      parsed.push_back(*hash::parse_setting(accounts.back().hash).setting);
-    }
-    // The kernel's rate, on candidates enough for its batch.
-    std::vector<std::string> cand_text(std::max<std::size_t>(1, spec.kernel_pairs / k));
-    for (std::size_t c = 0; c < cand_text.size(); ++c) all->get(c, cand_text[c]);
-    const std::vector<std::string_view> cand_views(cand_text.begin(), cand_text.end());
-    const double ms = kernel_ms(spec.method, parsed, cand_views, spec.kernel_pairs, stream, repeats);
-    const double kernel_rate = double(spec.kernel_pairs) * 1e3 / ms;
-    // The audit: about `seconds` at that rate.
-    const auto candidates = std::uint64_t(std::max(1000.0, kernel_rate * seconds / double(k)));
-    const FirstOf source(*all, candidates);
-    const auto t0 = std::chrono::steady_clock::now();
-    const hash::AuditResult r = hash::audit(engine, accounts, source, hash::AuditOptions{});
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r.matches.size() != 1 || r.matches[0].account != k - 1 || r.matches[0].candidate != 345 || !r.rejected.empty())
-      throw Error(ErrorCategory::internal, std::string("audit ") + hash::method_name(spec.method) +
-                                               ": not exactly the planted match; not timing a wrong audit");
-    // The planted account ends at its match (give or take the slices in flight then).
-    const double pairs = double(k - 1) * double(candidates) + 346.0;
-    fmt::print("{:<12} {:>8} {:>10} {:>12.4g} {:>14.4g} {:>9.2f} {:>14.4g} {:>7.1f}%\n", hash::method_name(spec.method), k,
-               candidates, pairs, kernel_rate, secs, pairs / secs, 100.0 * pairs / secs / kernel_rate);
-    std::fflush(stdout);
+    audit_row(spec, "mask", *masked, stream, repeats, seconds);
+    audit_row(spec, "rules", *ruled, stream, repeats, seconds);
   }
   return 0;
 }
