@@ -73,7 +73,8 @@ class CandidateSource {
   virtual ~CandidateSource() = default;
   virtual std::uint64_t size() const = 0;
   // Candidate `index` (< size()) into `out`; false when that index makes no candidate (a rule
-  // rejected the word): it is skipped and still counts as done.
+  // rejected the word): it is skipped and still counts as done. The audit calls it from several
+  // threads at once, for different indices.
   virtual bool get(std::uint64_t index, std::string& out) const = 0;
 };
 
