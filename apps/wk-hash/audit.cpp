@@ -153,7 +153,6 @@ void check_audit_args(const AuditArgs& a) {
   }
   if (a.wordlist.empty() && a.mask.empty()) throw usage("no candidates: give --wordlist FILE, --mask MASK or both");
   if (!a.rules.empty() && a.wordlist.empty()) throw usage("--rules applies to the words of --wordlist FILE");
-  if (!a.rules.empty() && !a.mask.empty()) throw usage("--rules and --mask cannot be combined (rules apply to a word list alone)");
   if (a.mask.empty()) {
     if (a.increment) throw usage("--increment applies to --mask");
     if (a.mask_first) throw usage("--mask-first applies to --wordlist with --mask");
@@ -190,6 +189,7 @@ SourceWords source_words(const AuditArgs& a) {
   if (a.mask.empty() && a.rules.empty()) return {"from the word list", "password in the word list"};
   if (a.mask.empty()) return {"from the word list and rules", "password from the candidates"};
   if (a.wordlist.empty()) return {"from the mask", "password from the candidates"};
+  if (!a.rules.empty()) return {"from the word list, rules and mask", "password from the candidates"};
   return {"from the word list and mask", "password from the candidates"};
 }
 
@@ -297,7 +297,7 @@ int cmd_audit(Common c, AuditArgs a, const CLI::App& sub) {
   std::optional<hash::Mask> mask;
   if (!a.mask.empty()) mask = hash::Mask::parse(a.mask, a.charsets);
   std::unique_ptr<hash::CandidateSource> source;
-  if (mask && !a.wordlist.empty()) source = hash::hybrid_source(words, *mask, a.mask_first);
+  if (mask && !a.wordlist.empty()) source = hash::hybrid_source(hash::rules_source(words, rules), *mask, a.mask_first);
   else if (mask) source = hash::mask_source(*mask, a.increment ? 1 : mask->length());
   else if (!rules.empty()) source = hash::rules_source(words, rules);
   else source = hash::wordlist_source(words);

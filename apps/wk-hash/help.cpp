@@ -164,6 +164,8 @@ Candidates, each tried against every hash with that hash's own salt and cost:
   --mask MASK                  ?l ?u ?d ?s ?a ?h ?H ?b, ?1..?4 from -1..-4 CHARSET, ?? a '?';
                                --increment: every length from one position up, shortest first
   --wordlist FILE --mask MASK  each word followed by the mask's candidates (--mask-first: after)
+  --wordlist FILE --rules FILE --mask MASK
+                               the same with each word through every rule first
 
 --pot FILE: John the Ripper's pot format, one hash:password line per hash found (split at the
 first ':'; crypt strings hold none). Created with mode 0600; each password found is appended and

@@ -439,6 +439,19 @@ TEST_CASE("hybrid sources put the mask after or before each word", "[hash][candi
   CHECK(got(*before, 101) == "01abc");
   CHECK(all_distinct(all_of(*before)));
 
+  // Over the words through rules: base index word * rules + rule, then the mask; a word a rule
+  // rejects makes no candidate for any of the mask's.
+  const std::vector<Rule> rules = parse_rules(std::vector<std::string_view>{":", "u", ">3"});
+  const auto ruled = hybrid_source(rules_source(words, rules), dd, false);
+  REQUIRE(ruled->size() == 2 * 3 * 100);
+  CHECK(got(*ruled, 0) == "pw00");
+  CHECK(got(*ruled, 105) == "PW05");
+  CHECK(got(*ruled, 200) == "<none>");  // ">3": "pw" is shorter than 3
+  CHECK(got(*ruled, 299) == "<none>");
+  CHECK(got(*ruled, 499) == "ABC99");
+  CHECK(got(*ruled, 500) == "abc00");  // "abc" has 3 bytes: kept
+  CHECK(got(*hybrid_source(rules_source(words, rules), dd, true), 405) == "05ABC");
+
   // The source keeps its own copy of the mask.
   const auto copy = [&] { const Mask temporary = Mask::parse("?1", {"xy"}); return hybrid_source(words, temporary, false); }();
   CHECK(got(*copy, 3) == "abcy");

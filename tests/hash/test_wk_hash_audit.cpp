@@ -144,7 +144,8 @@ TEST_CASE("wk-hash audit: rules, masks with custom charsets and --increment, wor
                                   "digits:" + hash_of("$1$bb", "4711") + "\n" +    // mask ?d?d?d?d
                                   "short:" + hash_of("$1$cc", "42") + "\n" +       // --increment
                                   "hybrid:" + hash_of("$1$dd", "summer7!") + "\n" +  // word + ?d?1
-                                  "first:" + hash_of("$1$ee", "7!summer") + "\n");  // ?d?1 + word
+                                  "first:" + hash_of("$1$ee", "7!summer") + "\n" +  // ?d?1 + word
+                                  "ruled:" + hash_of("$1$ff", "Summer7!") + "\n");  // word, rule c, ?d?1
   write_bytes(dir / "words", "summer\nwinter\n");
   write_bytes(dir / "rules", "# capitalize, or the word as it is\n:\nc\n");
   const std::string base = "audit --device cpu -q --show-passwords --hashes " + sh_quote(file);
@@ -160,6 +161,11 @@ TEST_CASE("wk-hash audit: rules, masks with custom charsets and --increment, wor
   CHECK(hybrid.out == "hybrid:summer7!\n");
   const Run first = run_split(dir, base + words + " --mask '?d?1' -1 '!@#' --mask-first");
   CHECK(first.out == "first:7!summer\n");
+  const Run ruled = run_split(dir, base + words + " --rules " + sh_quote((dir / "rules").string()) + " --mask '?d?1' -1 '!@#'");
+  CHECK(ruled.out == "hybrid:summer7!\nruled:Summer7!\n");
+  const Run ruled_talk = run_split(dir, "audit --device cpu --hashes " + sh_quote(file) + words + " --rules " +
+                                           sh_quote((dir / "rules").string()) + " --mask '?d?1' -1 '!@#'");
+  CHECK_THAT(ruled_talk.err, Catch::Contains("2 with a password from the word list, rules and mask"));
   const Run talk = run_split(dir, "audit --device cpu --hashes " + sh_quote(file) + " --mask '?d?d'");
   CHECK_THAT(talk.err, Catch::Contains("100 candidates"));
   CHECK_THAT(talk.err, Catch::Contains("with a password from the mask"));
@@ -170,7 +176,7 @@ TEST_CASE("wk-hash audit: rules, masks with custom charsets and --increment, wor
   // Usage errors before any work.
   for (const std::string& bad : {base, base + " --rules " + sh_quote((dir / "rules").string()), base + " --mask '?d' -1 ab --increment --mask-first",
                                  base + words + " --increment", base + words + " -2 abc", base + " --mask '?q'",
-                                 base + " --mask '?3'", base + words + " --rules " + sh_quote((dir / "rules").string()) + " --mask '?d'",
+                                 base + " --mask '?3'", base + " --rules " + sh_quote((dir / "rules").string()) + " --mask '?d'",
                                  "audit --restore x --hashes " + sh_quote(file)}) {
     CAPTURE(bad);
     CHECK(run_split(dir, bad).code == 2);

@@ -89,5 +89,9 @@ std::unique_ptr<CandidateSource> mask_source(const Mask& mask, std::size_t min_l
 // Hybrid: each word followed by each candidate of the mask (mask_first: preceded by it).
 std::unique_ptr<CandidateSource> hybrid_source(std::span<const std::string_view> words, const Mask& mask,
                                                bool mask_first);
+// The same over any source's candidates: rules_source's for the word list through rules, then the
+// mask (index = base index * mask size + mask index). An index whose base candidate is rejected
+// makes none.
+std::unique_ptr<CandidateSource> hybrid_source(std::unique_ptr<CandidateSource> base, const Mask& mask, bool mask_first);
 
 }  // namespace wk::hash

@@ -76,24 +76,25 @@ class MaskSource final : public CandidateSource {
 };
 
 // index = word * mask.size() + mask candidate: a word's variants side by side, as in RulesSource.
+// Each candidate of `base` (the words as they are, or through rules) followed by each of the
+// mask's (mask_first: preceded by them).
 class HybridSource final : public CandidateSource {
  public:
-  HybridSource(std::span<const std::string_view> words, const Mask& mask, bool mask_first)
-      : words_(words), mask_(mask), mask_first_(mask_first) {}
-  std::uint64_t size() const override { return saturating_mul(words_.size(), mask_.size()); }
+  HybridSource(std::unique_ptr<CandidateSource> base, const Mask& mask, bool mask_first)
+      : base_(std::move(base)), mask_(mask), mask_first_(mask_first) {}
+  std::uint64_t size() const override { return saturating_mul(base_->size(), mask_.size()); }
   bool get(std::uint64_t index, std::string& out) const override {
-    const std::string_view word = words_[index / mask_.size()];
-    if (word.size() + mask_.length() > kMaxCandidateBytes) return false;
-    out.resize(word.size() + mask_.length());
-    const std::size_t word_at = mask_first_ ? mask_.length() : 0;
-    const std::size_t mask_at = mask_first_ ? 0 : word.size();
-    std::copy(word.begin(), word.end(), out.begin() + static_cast<std::ptrdiff_t>(word_at));
-    mask_.candidate(index % mask_.size(), out.data() + mask_at);
+    if (!base_->get(index / mask_.size(), out)) return false;
+    const std::size_t word = out.size();
+    if (word + mask_.length() > kMaxCandidateBytes) return false;
+    out.resize(word + mask_.length());
+    if (mask_first_) std::copy_backward(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(word), out.end());
+    mask_.candidate(index % mask_.size(), out.data() + (mask_first_ ? 0 : word));
     return usable(out);
   }
 
  private:
-  std::span<const std::string_view> words_;
+  std::unique_ptr<CandidateSource> base_;
   Mask mask_;
   bool mask_first_;
 };
@@ -115,7 +116,11 @@ std::unique_ptr<CandidateSource> mask_source(const Mask& mask, std::size_t min_l
 
 std::unique_ptr<CandidateSource> hybrid_source(std::span<const std::string_view> words, const Mask& mask,
                                                bool mask_first) {
-  return std::make_unique<HybridSource>(words, mask, mask_first);
+  return hybrid_source(wordlist_source(words), mask, mask_first);
+}
+
+std::unique_ptr<CandidateSource> hybrid_source(std::unique_ptr<CandidateSource> base, const Mask& mask, bool mask_first) {
+  return std::make_unique<HybridSource>(std::move(base), mask, mask_first);
 }
 
 }  // namespace wk::hash
