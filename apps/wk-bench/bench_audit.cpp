@@ -45,18 +45,6 @@ constexpr const char* kMask = "?l?l?l?l?l?l?l?l";
 constexpr const char* kRules[] = {":", "c", "u", "$1", "$1 $2 $3", "^!", "d", "r", "sa@ se3", "T0 $!"};
 constexpr std::uint64_t kPlanted = 345;  // the candidate that is the last account's password
 
-// The first `n` candidates of a source.
-class FirstOf final : public hash::CandidateSource {
- public:
-  FirstOf(const hash::CandidateSource& s, std::uint64_t n) : s_(s), n_(std::min(n, s.size())) {}
-  std::uint64_t size() const override { return n_; }
-  bool get(std::uint64_t i, std::string& out) const override { return s_.get(i, out); }
-
- private:
-  const hash::CandidateSource& s_;
-  std::uint64_t n_;
-};
-
 // The default rung on `pairs` pairs of the accounts (in order) with the candidates, device-resident:
 // median ms of `repeats` runs.
 double kernel_ms(Method m, const std::vector<hash::Setting>& settings, const std::vector<std::string_view>& candidates,
@@ -109,7 +97,8 @@ void audit_row(const AuditSpec& spec, const char* label, const hash::CandidateSo
   const double kernel_rate = double(spec.kernel_pairs) * 1e3 / ms;
   // The audit: about `seconds` at that rate.
   const auto candidates = std::uint64_t(std::max(1000.0, kernel_rate * seconds / double(k)));
-  const FirstOf first(source, candidates);
+  const auto first_ptr = hash::range_source(source, 0, candidates);
+  const hash::CandidateSource& first = *first_ptr;
   const auto t0 = std::chrono::steady_clock::now();
   const hash::AuditResult r = hash::audit(engine, accounts, first, hash::AuditOptions{});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -34,24 +34,25 @@ namespace wk::hash_app {
 namespace {
 
 // ---- audit ------------------------------------------------------------------------------------
-// audit over the ranks of an mpirun/srun job: rank 0 deals chunks of the word list (every account
-// against each chunk's words) and merges the chunks' results into the single-process result: per
-// account the first matching word, the rejected accounts once each. Every rank returns it (only
-// rank 0 prints).
+// audit over the ranks of an mpirun/srun job: rank 0 deals chunks of the candidates (every account
+// against each chunk's candidates) and merges the chunks' results into the single-process result:
+// per account the first matching candidate, the rejected accounts once each. Every rank returns it
+// (only rank 0 prints).
 hash::AuditResult audit_distributed(hash::CryptEngine& engine, const std::vector<hash::AuditAccount>& accounts,
-                                    const std::vector<std::string_view>& words, app::Progress& progress) {
+                                    const hash::CandidateSource& source, app::Progress& progress) {
   const dist::World& w = dist::world();
-  std::vector<std::uint64_t> first_word(accounts.size(), UINT64_MAX);
+  const std::uint64_t size = source.size();
+  std::vector<std::uint64_t> first_candidate(accounts.size(), UINT64_MAX);
   std::map<std::size_t, std::string> rejected;
   dist::ChunkDealer::Options o;
-  const std::size_t per = std::max<std::size_t>(1, (words.size() + 16 * w.size - 1) / (16 * w.size));
-  for (std::size_t b = 0; b < words.size(); b += per) o.bounds.push_back(b);
-  o.bounds.push_back(words.size());
-  if (words.empty()) o.bounds = {0, 0};  // one empty chunk: its rank still reports rejected hashes
+  const std::uint64_t per = std::max<std::uint64_t>(1, (size + 16 * std::uint64_t(w.size) - 1) / (16 * std::uint64_t(w.size)));
+  for (std::uint64_t b = 0; b < size; b += per) o.bounds.push_back(std::size_t(b));
+  o.bounds.push_back(std::size_t(size));
+  if (size == 0) o.bounds = {0, 0};  // one empty chunk: its rank still reports rejected hashes
   o.deliver = [&](const dist::Chunk& chunk, int, std::string&& payload) {
     const auto j = nlohmann::json::parse(payload);
     for (const auto& m : j.at("m")) {
-      std::uint64_t& best = first_word[m.at(0).get<std::size_t>()];
+      std::uint64_t& best = first_candidate[m.at(0).get<std::size_t>()];
       best = std::min(best, m.at(1).get<std::uint64_t>());
     }
     for (const auto& r : j.at("r")) rejected.emplace(r.at(0).get<std::size_t>(), r.at(1).get<std::string>());
@@ -59,7 +60,7 @@ hash::AuditResult audit_distributed(hash::CryptEngine& engine, const std::vector
   };
   dist::ChunkDealer dealer(std::move(o));
   while (const auto chunk = dealer.next()) {
-    const auto part = hash::audit(engine, accounts, std::span(words).subspan(chunk->begin, chunk->end - chunk->begin));
+    const auto part = hash::audit(engine, accounts, *hash::range_source(source, chunk->begin, chunk->end), hash::AuditOptions{});
     nlohmann::json j{{"m", nlohmann::json::array()}, {"r", nlohmann::json::array()}};
     for (const hash::AuditMatch& m : part.matches) j["m"].push_back({m.account, chunk->begin + m.candidate});
     for (const auto& [account, why] : part.rejected) j["r"].push_back({account, why});
@@ -68,9 +69,9 @@ hash::AuditResult audit_distributed(hash::CryptEngine& engine, const std::vector
   if (!dealer.finish().empty()) throw Error(ErrorCategory::io, "a rank's audit results never reached rank 0");
   hash::AuditResult result;
   for (std::size_t a = 0; a < accounts.size(); ++a)
-    if (first_word[a] != UINT64_MAX) result.matches.push_back({a, first_word[a]});
+    if (first_candidate[a] != UINT64_MAX) result.matches.push_back({a, first_candidate[a]});
   for (auto& [account, why] : rejected) result.rejected.emplace_back(account, std::move(why));
-  result.next = words.size();
+  result.next = size;
   return result;
 }
 
@@ -233,13 +234,13 @@ int cmd_audit(Common c, AuditArgs a, const CLI::App& sub) {
   }
   check_audit_args(a);
   if (distributed) {
-    if (!a.rules.empty() || !a.mask.empty() || !a.pot.empty() || !a.session.empty() || a.show)
-      throw Error(ErrorCategory::usage, "under mpirun/srun audit takes --hashes and --wordlist only (no --rules, "
-                                        "--mask, --pot, --session, --restore or --show): run those in one process");
-    for (const std::string& p : {a.hashes, a.wordlist})
-      if (p.empty() || p == "-")
-        throw Error(ErrorCategory::usage, "under mpirun/srun --hashes and --wordlist must be files every rank can read, "
-                                          "not standard input");
+    if (!a.pot.empty() || !a.session.empty() || a.show)
+      throw Error(ErrorCategory::usage, "under mpirun/srun audit takes no --pot, --session, --restore or --show: run "
+                                        "those in one process");
+    for (const std::string& p : {a.hashes, a.wordlist, a.rules})
+      if (p == "-")
+        throw Error(ErrorCategory::usage, "under mpirun/srun --hashes, --wordlist and --rules must be files every rank can "
+                                          "read, not standard input");
   }
   if (a.show) return show_pot(c, a);
   check_audit_files(c, a);
@@ -398,8 +399,8 @@ int cmd_audit(Common c, AuditArgs a, const CLI::App& sub) {
   std::string password;  // a found candidate, made again from its index (wiped)
   hash::AuditResult result;
   if (distributed) {
-    app::Progress progress(words.size(), "words", !c.quiet && speaks);
-    result = audit_distributed(engine, tried_accounts, words, progress);
+    app::Progress progress(std::size_t(candidates), "cand", !c.quiet && speaks);
+    result = audit_distributed(engine, tried_accounts, *source, progress);
     progress.finish();
   } else {
     app::Progress progress(std::size_t(candidates - std::min(begin, candidates)), "cand", !c.quiet);

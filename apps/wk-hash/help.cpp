@@ -77,9 +77,9 @@ Errors:
                   --show-passwords); --show: {"user":"...","line":N,"password":"..."}
 
 Many machines (MPI):
-  mpirun -np N wk-hash hash|crypt|verify|audit ... (or srun) splits the lines (audit: the word
-  list) into chunks dealt on demand over N ranks; rank 0 writes the one output in input order.
-  The input must be a file every rank can read (-i FILE); each rank reads it whole.
+  mpirun -np N wk-hash hash|crypt|verify|audit ... (or srun) splits the lines (audit: the
+  candidates) into chunks dealt on demand over N ranks; rank 0 writes the one output in input
+  order. The input must be a file every rank can read (-i FILE); each rank reads only its chunks.
   docs/scale-out.md.
 
 Exit status:
@@ -184,7 +184,7 @@ Passwords go to the output only with --show-passwords or --show, and to the pot 
 standard error or the session file. Exit status, as a linter's: 0 when every account was checked
 and none is weak; 1 when some account is weak (no password set, or a password found), a line
 could not be checked, or nothing was audited; 2 for a usage error; 130 when interrupted.
-Under mpirun/srun: --hashes and --wordlist only.
+Under mpirun/srun: no --pot, --session, --restore or --show; the files must not be standard input.
 
 Example:
   wk-hash audit --hashes /etc/shadow --wordlist words.txt --rules share/rules/warpkit64.rule --pot audit.pot

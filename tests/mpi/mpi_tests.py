@@ -226,6 +226,15 @@ def case_hash(r):
     check(rc1 == rc3 == 1 and out1 == out3 and out1, "audit: %d vs %d, equal %s: %s" % (rc1, rc3, out1 == out3, err3))
     check(err3.count("broken-line") + err3.count("line 14") == 1, "audit: the bad line is reported once:\n" + err3)
     print("audit: 3 ranks found the same %d accounts" % len(out1.splitlines()))
+    # A mask, and the word list through rules then a mask: the same candidates, dealt.
+    with open(os.path.join(w, "rules"), "w") as f:
+        f.write(":\nc\n")
+    for extra in (["--mask", "word?d?d"], ["--wordlist", "words.txt", "--rules", "rules", "--mask", "?d"]):
+        audit = [r.a.hash, "audit", "--hashes", "shadow", "--show-passwords", "--device", "cpu", "-q"] + extra
+        rc1, out1, _ = r.run(audit)
+        rc3, out3, err3 = r.run(audit, ranks=3)
+        check(rc1 == rc3 == 1 and out1 == out3 and out1, "audit %s: %d vs %d, equal %s: %s" % (extra, rc1, rc3, out1 == out3, err3))
+        print("audit %s: 3 ranks found the same %d accounts" % (" ".join(extra), len(out1.splitlines())))
 
     # Standard input cannot be shared by the ranks: a usage error.
     rc, _, err = r.run([r.a.hash, "crypt", "--device", "cpu"], ranks=3, stdin=b"$1$ab\tx\n")

@@ -78,6 +78,9 @@ class CandidateSource {
   virtual bool get(std::uint64_t index, std::string& out) const = 0;
 };
 
+// Candidates [begin, end) of `source` (clamped to its size), numbered from 0: a chunk of an audit
+// dealt to an MPI rank, or the first `end` candidates. `source` must outlive it.
+std::unique_ptr<CandidateSource> range_source(const CandidateSource& source, std::uint64_t begin, std::uint64_t end);
 // The words as they are. The spans must outlive the source.
 std::unique_ptr<CandidateSource> wordlist_source(std::span<const std::string_view> words);
 // Every rule applied to every word: index = word * rules.size() + rule (a word's variants side by

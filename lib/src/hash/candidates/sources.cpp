@@ -76,6 +76,18 @@ class MaskSource final : public CandidateSource {
 };
 
 // index = word * mask.size() + mask candidate: a word's variants side by side, as in RulesSource.
+class RangeSource final : public CandidateSource {
+ public:
+  RangeSource(const CandidateSource& source, std::uint64_t begin, std::uint64_t end)
+      : source_(source), begin_(std::min(begin, source.size())), end_(std::clamp(end, begin_, source.size())) {}
+  std::uint64_t size() const override { return end_ - begin_; }
+  bool get(std::uint64_t index, std::string& out) const override { return source_.get(begin_ + index, out); }
+
+ private:
+  const CandidateSource& source_;
+  std::uint64_t begin_, end_;
+};
+
 // Each candidate of `base` (the words as they are, or through rules) followed by each of the
 // mask's (mask_first: preceded by them).
 class HybridSource final : public CandidateSource {
@@ -100,6 +112,10 @@ class HybridSource final : public CandidateSource {
 };
 
 }  // namespace
+
+std::unique_ptr<CandidateSource> range_source(const CandidateSource& source, std::uint64_t begin, std::uint64_t end) {
+  return std::make_unique<RangeSource>(source, begin, end);
+}
 
 std::unique_ptr<CandidateSource> wordlist_source(std::span<const std::string_view> words) {
   return std::make_unique<WordlistSource>(words);
