@@ -52,7 +52,7 @@ double kernel_ms(Method m, const std::vector<hash::Setting>& settings, const std
   const hash::gpu::Variant v = hash::gpu::default_variant(m);
   std::vector<const hash::Setting*> ptrs;
   for (const hash::Setting& s : settings) ptrs.push_back(&s);
-  if (m == Method::md5crypt || m == Method::sha256crypt || m == Method::sha512crypt) {
+  if (hash::gpu::takes_crossed(m)) {
     const std::size_t c = std::max<std::size_t>(1, pairs / ptrs.size());
     hash::gpu::DeviceBatch batch(hash::gpu::DeviceBatch::Crossed{}, m, ptrs,
                                  std::span<const std::string_view>(candidates).first(std::min(c, candidates.size())), v, stream);

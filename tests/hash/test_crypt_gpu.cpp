@@ -465,6 +465,20 @@ TEST_CASE("GPU crossed batches (accounts x candidates made on the device) match 
     for (const Setting& s : settings) ptrs.push_back(&s);
     const std::vector<std::string_view> cands = views_of(c.candidates);
     REQUIRE(c.want.size() > 10);
+    {
+      // No accounts, or no candidates: an empty batch, no match.
+      Stream stream;
+      for (const bool no_accounts : {true, false}) {
+        gpu::DeviceBatch empty(gpu::DeviceBatch::Crossed{}, m, no_accounts ? std::span<const Setting* const>() : ptrs,
+                               no_accounts ? std::span<const std::string_view>(cands) : std::span<const std::string_view>(),
+                               gpu::default_variant(m), stream);
+        CHECK(empty.size() == 0);
+        empty.run(stream);
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> none{{1, 1}};
+        empty.matches(stream, {}, none);
+        CHECK(none.empty());
+      }
+    }
     for (const gpu::VariantInfo& info : gpu::variants(m))
       for (bool small_launches : {false, true}) {
         if (sanitizer && info.variant != gpu::default_variant(m) && (small_launches || info.variant != gpu::Variant::reference))

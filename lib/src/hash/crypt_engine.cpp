@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "gpu/gpu_runner.hpp"
-#include "gpu/method_batch.hpp"
 #include "methods/method_module.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/nvtx.hpp"
 #include "wk/core/parallel.hpp"
 #include "wk/hash/crypt.hpp"
+#include "wk/hash/crypt_gpu.hpp"
 
 namespace wk::hash {
 
@@ -350,7 +350,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
     const MethodModule* mod = find_module(parsed[a]->method);
     if (!gpus || !mod || !mod->gpu) {
       cpu.push_back(std::uint32_t(a));
-    } else if (mod->gpu->crossed) {
+    } else if (gpu::takes_crossed(mod->id)) {
       // The device compares the hash characters after the setting's prefix.
       const std::string& prefix = parsed[a]->prefix;
       if (hashes[a].size() == prefix.size() + std::size_t(mod->hash_chars) && hashes[a].starts_with(prefix))

@@ -62,6 +62,9 @@ std::span<const VariantInfo> variants(Method method);
 // The fastest rung measured (docs/apod/hash.md); the engine's choice. Throws wk::Error{internal}
 // for a method without GPU kernels.
 Variant default_variant(Method method);
+// Whether the method's batches take accounts crossed with candidates (DeviceBatch::Crossed):
+// md5crypt, sha256crypt, sha512crypt.
+bool takes_crossed(Method method) noexcept;
 // A name from variants(method); throws wk::Error{usage} otherwise.
 Variant parse_variant(Method method, std::string_view name);
 const char* variant_name(Variant v) noexcept;

@@ -75,7 +75,6 @@ class MaskSource final : public CandidateSource {
   std::uint64_t size_ = 0;
 };
 
-// index = word * mask.size() + mask candidate: a word's variants side by side, as in RulesSource.
 class RangeSource final : public CandidateSource {
  public:
   RangeSource(const CandidateSource& source, std::uint64_t begin, std::uint64_t end)
@@ -89,7 +88,8 @@ class RangeSource final : public CandidateSource {
 };
 
 // Each candidate of `base` (the words as they are, or through rules) followed by each of the
-// mask's (mask_first: preceded by them).
+// mask's (mask_first: preceded by them). index = base index * mask.size() + mask candidate: a base
+// candidate's variants side by side, as in RulesSource.
 class HybridSource final : public CandidateSource {
  public:
   HybridSource(std::unique_ptr<CandidateSource> base, const Mask& mask, bool mask_first)

@@ -8,10 +8,10 @@
 #include <cstring>
 #include <numeric>
 
+#include "cross.hpp"
 #include "gpu_runner.hpp"
 #include "hash/hd/shacrypt.hpp"
 #include "hash/methods/method_module.hpp"
-#include "cross.hpp"
 #include "method_batch.hpp"
 #include "wk/core/buffer.hpp"
 #include "wk/core/error.hpp"
@@ -37,6 +37,11 @@ std::span<const VariantInfo> variants(Method method) {
 }
 
 Variant default_variant(Method method) { return gpu_method(method).default_variant; }
+
+bool takes_crossed(Method method) noexcept {
+  const MethodModule* mod = find_module(method);
+  return mod && mod->gpu && mod->gpu->crossed;
+}
 
 const char* variant_name(Variant v) noexcept {
   for (const MethodModule& mod : method_modules())
@@ -229,8 +234,10 @@ DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const>
   nvtx::Range r("pack crossed", nvtx::Color::transfer, std::int64_t(accounts.size() * candidates.size()));
   JobSource src;
   src.method = method;
-  src.passwords = candidates;
-  if (!candidates.empty()) src.accounts = accounts;  // no jobs: an empty batch
+  if (!accounts.empty() && !candidates.empty()) {  // else no jobs: an empty batch
+    src.passwords = candidates;
+    src.accounts = accounts;
+  }
   impl_->init(src, variant, stream, pool);
 }
 
