@@ -263,6 +263,38 @@ TEST_CASE("audit: a rejected setting closes its account, skip leaves accounts un
   CHECK(r.rejected[0].first == 6);
 }
 
+TEST_CASE("CryptEngine::crypt_cross on the CPU: a mask's run equals its candidates given as strings", "[hash][audit]") {
+  h::CryptEngine engine(wk::Backend::cpu);
+  const h::Mask mask = h::Mask::parse("?d?1x", {"ab"});  // 20 candidates; the run is 3 .. 17
+  const h::MaskRun run{&mask, 3, 15};
+  std::vector<std::string> candidates;
+  for (std::uint64_t j = 0; j < run.count; ++j) {
+    std::string c(mask.length(), '\0');
+    mask.candidate(run.first + j, c.data());
+    candidates.push_back(c);
+  }
+  REQUIRE(candidates.front() == "1bx");
+  const std::vector<std::string> hashes = {
+      h::crypt_libxcrypt("$1$aa", "2ax").value(),                    // candidate 4 of the mask: run number 1
+      h::crypt_libxcrypt("$5$rounds=1000$bb", "8bx").value(),        // 17: 14
+      h::crypt_libxcrypt("$2b$04$abcdefghijklmnopqrstuu", "0ax").value(),  // 0: before the run
+      h::crypt_libxcrypt("xy", "5ax").value(),                       // 10: 7
+      "$6$rounds=12$abc$def"};
+  const std::vector<std::string_view> hv(hashes.begin(), hashes.end()), cv(candidates.begin(), candidates.end());
+  std::size_t last = 0;
+  const h::CrossResult r = engine.crypt_cross({hv, {}, run}, [&](std::size_t done) { last = done; });
+  CHECK(last == hashes.size() * run.count);
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> want = {{0, 1}, {1, 14}, {3, 7}};
+  CHECK(r.matches == want);
+  const h::CrossResult strings = engine.crypt_cross({hv, cv});
+  CHECK(r.matches == strings.matches);
+  CHECK(r.errors == strings.errors);
+  CHECK_FALSE(r.errors[4].empty());
+  // A run whose candidates may hold a NUL byte is the caller's mistake.
+  const h::Mask nul = h::Mask::parse("?b");
+  CHECK_THROWS_AS(engine.crypt_cross({hv, {}, {&nul, 0, 4}}), wk::Error);
+}
+
 TEST_CASE("CryptEngine::crypt_cross on the CPU: every pair, each hash parsed once, errors per hash", "[hash][audit]") {
   h::CryptEngine engine(wk::Backend::cpu);
   const std::vector<std::string> candidates = {"c0", "c1", std::string(512, 'x'), "c3", "c1"};

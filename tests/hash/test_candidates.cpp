@@ -422,6 +422,50 @@ TEST_CASE("increment mask sources run the shortest prefixes first", "[hash][cand
   CHECK(all_distinct(all_of(*ld)));
 }
 
+TEST_CASE("mask sources offer their candidates as runs of one mask, up to the limit and the length's end", "[hash][candidates]") {
+  const Mask m = Mask::parse("?d?1?d", {"xy"});
+  const auto inc = mask_source(m, 1);  // 10, then 20, then 200 candidates
+  REQUIRE(inc->size() == 230);
+  // Every run's candidates are the source's, and runs end where a length does.
+  for (const std::uint64_t limit : {1u, 7u, 64u, 1000u}) {
+    CAPTURE(limit);
+    std::uint64_t at = 0;
+    std::vector<std::uint64_t> ends;
+    while (at < inc->size()) {
+      const MaskRun run = inc->mask_run(at, limit);
+      REQUIRE(run.mask != nullptr);
+      REQUIRE(run.count >= 1);
+      REQUIRE(run.count <= limit);
+      for (std::uint64_t j = 0; j < run.count; ++j) REQUIRE(candidate(*run.mask, run.first + j) == got(*inc, at + j));
+      at += run.count;
+      ends.push_back(at);
+    }
+    CHECK(at == inc->size());
+    if (limit == 1000) CHECK(ends == std::vector<std::uint64_t>{10, 30, 230});
+  }
+  CHECK(inc->mask_run(230, 5).mask == nullptr);  // past the end: no run
+
+  // A range of it: the same runs, renumbered, clamped to the range's end.
+  const auto range = range_source(*inc, 25, 40);
+  const MaskRun r = range->mask_run(0, 100);
+  REQUIRE(r.mask != nullptr);
+  CHECK(r.count == 5);  // the rest of the two-position prefix
+  CHECK(candidate(*r.mask, r.first) == got(*inc, 25));
+  const MaskRun r2 = range->mask_run(5, 100);
+  REQUIRE(r2.mask != nullptr);
+  CHECK(r2.count == 10);  // up to the range's end
+  CHECK(candidate(*r2.mask, r2.first + 9) == got(*inc, 39));
+
+  // ?b makes candidates with a NUL byte, which are no passwords: no runs. Nor words, rules or
+  // hybrids.
+  CHECK(mask_source(Mask::parse("?b?d"), 2)->mask_run(0, 10).mask == nullptr);
+  CHECK(Mask::parse("?b").makes_nul());
+  CHECK_FALSE(Mask::parse("?a?1", {"?h"}).makes_nul());
+  const std::vector<std::string_view> words = {"pw"};
+  CHECK(wordlist_source(words)->mask_run(0, 1).mask == nullptr);
+  CHECK(hybrid_source(words, m, false)->mask_run(0, 10).mask == nullptr);
+}
+
 TEST_CASE("hybrid sources put the mask after or before each word", "[hash][candidates]") {
   const std::vector<std::string_view> words = {"pw", "abc"};
   const Mask dd = Mask::parse("?d?d");

@@ -14,6 +14,7 @@
 #include "hash_test_util.hpp"
 #include "test_support.hpp"
 #include "wk/core/buffer.hpp"
+#include "wk/hash/audit.hpp"
 #include "wk/hash/crypt.hpp"
 #include "wk/hash/crypt_gpu.hpp"
 #include "wk/hash/setting.hpp"
@@ -553,4 +554,105 @@ TEST_CASE("GPU CryptEngine::crypt_cross: more pairs than one batch holds", "[gpu
   CryptEngine engine(Backend::gpu);
   const CrossResult r = engine.crypt_cross({views_of(hashes), views_of(candidates)});
   CHECK(r.matches == want);
+}
+
+namespace {
+
+// The candidates [first, first + count) of a mask as strings.
+std::vector<std::string> mask_strings(const Mask& mask, std::uint64_t first, std::uint64_t count) {
+  std::vector<std::string> out;
+  for (std::uint64_t j = 0; j < count; ++j) {
+    std::string c(mask.length(), '\0');
+    mask.candidate(first + j, c.data());
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("GPU crossed batches: a mask's candidates made on the device match as the same candidates given as strings",
+          "[gpu][hash][audit]") {
+  const bool sanitizer = wk::test::sanitizer_run();
+  const Mask mask = Mask::parse("?d?1?l", {"aB!"});  // 780 candidates
+  const MaskRun run{&mask, 37, sanitizer ? 40u : 600u};
+  const std::vector<std::string> strings = mask_strings(mask, run.first, run.count);
+  for (const auto& [m, tag] : {std::pair{Method::md5crypt, "$1$"}, {Method::sha256crypt, "$5$"}, {Method::sha512crypt, "$6$"}}) {
+    std::mt19937 rng(53);
+    std::vector<Vec> v = sha_vectors(tag, sanitizer ? 12 : 90, 55);
+    v.resize(sanitizer ? 12 : 90);
+    for (Vec& x : v)
+      if (rng() % 3 != 0) x.password = strings[rng() % strings.size()];
+    const std::vector<std::string> hashes = reference(v);
+    std::vector<std::string> passwords;
+    for (const Vec& x : v) passwords.push_back(x.password);
+    const auto want = pairs_to_match(passwords, strings);
+    REQUIRE(want.size() > 4);
+    std::vector<Setting> settings;
+    std::vector<std::string_view> expected;
+    for (const std::string& h : hashes) settings.push_back(*parse_setting(h).setting);
+    for (std::size_t a = 0; a < hashes.size(); ++a) expected.push_back(std::string_view(hashes[a]).substr(settings[a].prefix.size()));
+    std::vector<const Setting*> ptrs;
+    for (const Setting& s : settings) ptrs.push_back(&s);
+    {
+      Stream stream;
+      gpu::DeviceBatch empty(gpu::DeviceBatch::Crossed{}, m, ptrs, MaskRun{&mask, 0, 0}, gpu::default_variant(m), stream);
+      CHECK(empty.size() == 0);
+      const Mask nul = Mask::parse("?b");
+      CHECK_THROWS_AS(gpu::DeviceBatch(gpu::DeviceBatch::Crossed{}, m, ptrs, MaskRun{&nul, 0, 4}, gpu::default_variant(m), stream),
+                      wk::Error);
+    }
+    for (const gpu::VariantInfo& info : gpu::variants(m)) {
+      if (sanitizer && info.variant != gpu::default_variant(m) && info.variant != gpu::Variant::reference) continue;
+      CAPTURE(method_name(m), info.name);
+      Stream stream;
+      gpu::DeviceBatch batch(gpu::DeviceBatch::Crossed{}, m, ptrs, run, info.variant, stream);
+      CHECK(batch.size() == ptrs.size() * run.count);
+      batch.run(stream);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+      batch.matches(stream, expected, got);
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("GPU CryptEngine::crypt_cross and audit with a mask's run equal the CPU engine", "[gpu][hash][audit]") {
+  const Mask mask = Mask::parse("?1?d?d", {"xyZ"});  // 300 candidates
+  const MaskRun run{&mask, 11, 250};
+  const std::vector<std::string> strings = mask_strings(mask, run.first, run.count);
+  // Crossed (md5crypt, sha512crypt), paired (bcrypt, yescrypt) and libxcrypt (descrypt) accounts.
+  const std::vector<std::pair<std::string, std::string>> accounts = {
+      {"$1$abcdefgh", strings[5]},    {"$1$xy", "none"},          {"$6$rounds=1000$salt", strings[249]},
+      {"$1$q", strings[0]},           {"$2b$04$abcdefghijklmnopqrstuu", strings[17]},
+      {"ab", strings[100]},           {"$y$j75$abcdefgh", strings[3]},
+      {"$5$rounds=1000$q", "x00"},    // x00 is candidate 0: before the run
+  };
+  std::vector<std::string> hashes;
+  for (const auto& [setting, pw] : accounts) hashes.push_back(crypt_libxcrypt(setting, pw).value());
+  const std::vector<std::string_view> hv = views_of(hashes), sv = views_of(strings);
+  CryptEngine gpu_engine(Backend::gpu), cpu_engine(Backend::cpu);
+  const CrossResult g = gpu_engine.crypt_cross({hv, {}, run});
+  const CrossResult cpu = cpu_engine.crypt_cross({hv, sv});
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> want = {{0, 5}, {2, 249}, {3, 0}, {4, 17}, {5, 100}, {6, 3}};
+  CHECK(g.matches == want);
+  CHECK(cpu.matches == want);
+  CHECK(g.errors == cpu.errors);
+
+  // The audit: one md5crypt account, a mask with --increment, slices small enough that the run
+  // crosses several of them and a length's end.
+  const Mask inc_mask = Mask::parse("?d?d?d?d");
+  const auto inc = mask_source(inc_mask, 2);  // 100 + 1000 + 10000 candidates
+  const std::vector<AuditAccount> one = {{"u", crypt_libxcrypt("$1$onehash", "4321").value()},
+                                         {"v", crypt_libxcrypt("$1$other", "77").value()}};
+  AuditOptions o;
+  o.slice_pairs = 1500;
+  const AuditResult ga = audit(gpu_engine, one, *inc, o);
+  const AuditResult ca = audit(cpu_engine, one, *inc, o);
+  REQUIRE(ga.matches.size() == 2);
+  CHECK(ga.matches[0].account == 0);
+  CHECK(ga.matches[0].candidate == 100 + 1000 + 4321);
+  CHECK(ga.matches[1].candidate == 77);
+  REQUIRE(ca.matches.size() == 2);
+  CHECK(ca.matches[0].candidate == ga.matches[0].candidate);
+  CHECK(ca.matches[1].candidate == ga.matches[1].candidate);
 }

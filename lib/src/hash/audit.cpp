@@ -1,6 +1,7 @@
 // Audit: the accounts crossed with a slice of consecutive candidates at a time, fed to the engine
-// in one call per slice (two slices in the engine at once), compared in constant time. Also the probe that tells which hashes can be
-// checked at all.
+// in one call per slice (two slices in the engine at once), compared in constant time; a mask's
+// candidates go as a run, made where they are hashed. Also the probe that tells which hashes can
+// be checked at all.
 #include "wk/hash/audit.hpp"
 
 #include <algorithm>
@@ -103,6 +104,7 @@ namespace {
 // and the engine's call on it (on a thread of its own).
 struct Slice {
   std::uint64_t begin = 0, count = 0;
+  MaskRun mask;  // the candidates are a mask's run, made by the engine: no strings here
   std::vector<std::string> candidates;
   std::vector<std::uint64_t> made;    // the candidates the source made (indices from begin)
   std::vector<std::size_t> open;      // the accounts tried
@@ -111,7 +113,8 @@ struct Slice {
   double seconds = 0;  // the engine's call, wall time
   std::future<void> done;
 
-  std::size_t pairs() const { return open.size() * made.size(); }
+  std::uint64_t candidate(std::uint32_t c) const { return begin + (mask.mask ? c : made[c]); }
+  std::size_t pairs() const { return open.size() * (mask.mask ? std::size_t(mask.count) : made.size()); }
   ~Slice() {
     if (done.valid()) done.wait();  // the call reads this slice's vectors
     for (std::string& c : candidates) wipe(c);
@@ -155,8 +158,13 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       Slice& z = *sl;
       z.begin = build_at;
       z.count = std::min<std::uint64_t>(size - build_at, std::max<std::size_t>(1, slice_pairs / open.size()));
-      z.candidates.resize(std::size_t(z.count));
-      {
+      // A run of one mask's candidates goes to the engine as it is (made on the GPU for the methods
+      // of crossed batches); the slice ends where the run does (an --increment length).
+      z.mask = source.mask_run(build_at, z.count);
+      if (z.mask.mask) {
+        z.count = z.mask.count;
+      } else {
+        z.candidates.resize(std::size_t(z.count));
         // On all cores: with few accounts open a slice holds millions of candidates (md5crypt's
         // kernel crosses ~70 M pairs/s).
         nvtx::Range r("candidates", nvtx::Color::compute, std::int64_t(z.count));
@@ -177,7 +185,7 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
         z.done = std::async(std::launch::async, [&engine, &z] {
           nvtx::Range r("audit slice", nvtx::Color::compute, std::int64_t(z.begin));
           const auto t0 = std::chrono::steady_clock::now();
-          z.result = engine.crypt_cross({z.hashes, z.words});
+          z.result = engine.crypt_cross({z.hashes, z.words, z.mask});
           z.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         });
       flight.push_back(std::move(sl));
@@ -195,7 +203,7 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       }
     for (const auto& [a, c] : z.result.matches) {
       const std::size_t acc = z.open[a];
-      const std::uint64_t cand = z.begin + z.made[c];
+      const std::uint64_t cand = z.candidate(c);
       if (cand < first[acc]) {
         if (first[acc] == UINT64_MAX) newly.push_back(acc);
         first[acc] = cand;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -323,15 +324,21 @@ void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stri
 
 CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& progress) {
   const std::span<const std::string_view> hashes = jobs.hashes;
+  const MaskRun& mask = jobs.mask;
+  if (mask.mask && (mask.count > UINT32_MAX || mask.mask->makes_nul()))
+    throw Error(ErrorCategory::internal, "crypt_cross: a mask run of 2^32 candidates or more, or with NUL bytes");
   CrossResult result;
   result.errors.assign(hashes.size(), {});
-  std::vector<std::string_view> candidates;  // those crypt(3) takes; cand_index: their numbers
+  // The candidates crypt(3) takes as strings (cand_index: their numbers); a mask's are made as
+  // strings below only for the methods that take no crossed batches.
+  std::vector<std::string_view> candidates;
   std::vector<std::uint32_t> cand_index;
-  for (std::size_t c = 0; c < jobs.candidates.size(); ++c)
-    if (check_password(jobs.candidates[c]).empty()) {
-      candidates.push_back(jobs.candidates[c]);
-      cand_index.push_back(std::uint32_t(c));
-    }
+  if (!mask.mask)
+    for (std::size_t c = 0; c < jobs.candidates.size(); ++c)
+      if (check_password(jobs.candidates[c]).empty()) {
+        candidates.push_back(jobs.candidates[c]);
+        cand_index.push_back(std::uint32_t(c));
+      }
   std::vector<std::optional<Setting>> parsed(hashes.size());
   parallel_for(hashes.size(), 256, [&](std::size_t begin, std::size_t end) {
     for (std::size_t a = begin; a < end; ++a) {
@@ -360,7 +367,22 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
       paired[std::size_t(mod->id)].push_back(std::uint32_t(a));
     }
   }
-  const std::size_t m = candidates.size();
+  std::vector<std::string> mask_text;
+  const bool strings_needed = !cpu.empty() || std::any_of(paired.begin(), paired.end(), [](const auto& g) { return !g.empty(); });
+  if (mask.mask && strings_needed) {
+    const std::size_t len = mask.mask->length();
+    mask_text.resize(std::size_t(mask.count));
+    parallel_for(mask_text.size(), 4096, [&](std::size_t b, std::size_t e) {
+      for (std::size_t c = b; c < e; ++c) {
+        mask_text[c].resize(len);
+        mask.mask->candidate(mask.first + c, mask_text[c].data());
+      }
+    });
+    candidates.assign(mask_text.begin(), mask_text.end());
+    cand_index.resize(candidates.size());
+    std::iota(cand_index.begin(), cand_index.end(), 0u);
+  }
+  const std::size_t m = mask.mask ? std::size_t(mask.count) : candidates.size();
   std::size_t tried = cpu.size();
   for (const auto& group : crossed) tried += group.size();
   for (const auto& group : paired) tried += group.size();
@@ -368,7 +390,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
   std::mutex found_mutex;
   auto found = [&](std::uint32_t a, std::uint32_t c) {
     std::lock_guard lock(found_mutex);
-    result.matches.emplace_back(a, cand_index[c]);
+    result.matches.emplace_back(a, mask.mask ? c : cand_index[c]);
   };
   const auto cpu_rejected = std::make_unique<std::atomic<bool>[]>(cpu.size());
   std::future<void> cpu_part = std::async(std::launch::async, [&] {
@@ -399,7 +421,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
       }
       std::vector<std::pair<std::uint32_t, std::uint32_t>> matches;
       const GpuSet::Lease lease(*gpus, group.size() * m);
-      lease.runner().run_cross(Method(id), settings, expected, candidates, matches, report);
+      lease.runner().run_cross(Method(id), settings, expected, candidates, mask, matches, report);
       for (const auto& [a, c] : matches) found(group[a], c);
     }
     for (const std::vector<std::uint32_t>& group : paired) {
@@ -418,6 +440,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
     gpu_error = std::current_exception();
   }
   wait_reporting(cpu_part, done, progress);
+  for (std::string& c : mask_text) wipe(c);
   if (gpu_error) std::rethrow_exception(gpu_error);
   for (std::size_t k = 0; k < cpu.size(); ++k)
     if (cpu_rejected[k]) result.errors[cpu[k]] = kLibxcryptRejected;

@@ -61,10 +61,23 @@ class Mask {
   Mask prefix(std::size_t len) const;
   // Candidate `index` (< size()) into out[0 .. length()).
   void candidate(std::uint64_t index, char* out) const;
+  // Position p's charset (what candidate() picks from with the index's digit for p).
+  const std::string& charset(std::size_t p) const { return sets_[p]; }
+  // Whether a candidate may hold a NUL byte (?b, or a custom charset with one): such candidates
+  // are no passwords crypt(3) takes.
+  bool makes_nul() const noexcept;
 
  private:
   std::vector<std::string> sets_;
   std::uint64_t size_ = 1;
+};
+
+// Consecutive candidates of one mask: its candidates [first, first + count), none with a NUL byte.
+// What an engine that makes the candidates where it hashes them (on the GPU) takes instead of
+// strings.
+struct MaskRun {
+  const Mask* mask = nullptr;  // null: no run
+  std::uint64_t first = 0, count = 0;
 };
 
 // An indexable stream of candidates.
@@ -76,6 +89,14 @@ class CandidateSource {
   // rejected the word): it is skipped and still counts as done. The audit calls it from several
   // threads at once, for different indices.
   virtual bool get(std::uint64_t index, std::string& out) const = 0;
+  // When candidates [index, index + n) are a mask's consecutive candidates, all usable, for some
+  // n >= 1: the longest such run of at most `limit` (>= 1) candidates, the mask owned by this
+  // source; else no run. Candidate index + j is then what the mask makes of run.first + j.
+  virtual MaskRun mask_run(std::uint64_t index, std::uint64_t limit) const {
+    (void)index;
+    (void)limit;
+    return {};
+  }
 };
 
 // Candidates [begin, end) of `source` (clamped to its size), numbered from 0: a chunk of an audit

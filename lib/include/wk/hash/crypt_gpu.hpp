@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "wk/core/buffer.hpp"
+#include "wk/hash/candidates.hpp"
 #include "wk/hash/setting.hpp"
 
 namespace wk::hash::gpu {
@@ -95,6 +96,10 @@ class DeviceBatch {
   // parsed, of `method`; candidates checked. Only matches() reads their results.
   struct Crossed {};
   DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, std::span<const std::string_view> candidates,
+              Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
+  // The same with a run of a mask's candidates (none with a NUL byte), made on the device: only
+  // the mask's charsets are uploaded. Candidate j is the mask's candidate candidates.first + j.
+  DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, const MaskRun& candidates,
               Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
   ~DeviceBatch();
   DeviceBatch(const DeviceBatch&) = delete;

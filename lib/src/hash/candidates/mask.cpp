@@ -120,6 +120,12 @@ Mask Mask::prefix(std::size_t len) const {
   return p;
 }
 
+bool Mask::makes_nul() const noexcept {
+  for (const std::string& set : sets_)
+    if (set.find('\0') != std::string::npos) return true;
+  return false;
+}
+
 void Mask::candidate(std::uint64_t index, char* out) const {
   for (std::size_t pos = sets_.size(); pos-- > 0;) {
     const std::string& set = sets_[pos];

@@ -69,6 +69,16 @@ class MaskSource final : public CandidateSource {
     }
     return false;  // index >= size(): the caller's mistake, but no candidate either
   }
+  MaskRun mask_run(std::uint64_t index, std::uint64_t limit) const override {
+    for (const Mask& m : masks_) {
+      if (index < m.size()) {
+        if (m.makes_nul()) return {};
+        return {&m, index, std::min(limit, m.size() - index)};
+      }
+      index -= m.size();
+    }
+    return {};
+  }
 
  private:
   std::vector<Mask> masks_;
@@ -81,6 +91,10 @@ class RangeSource final : public CandidateSource {
       : source_(source), begin_(std::min(begin, source.size())), end_(std::clamp(end, begin_, source.size())) {}
   std::uint64_t size() const override { return end_ - begin_; }
   bool get(std::uint64_t index, std::string& out) const override { return source_.get(begin_ + index, out); }
+  MaskRun mask_run(std::uint64_t index, std::uint64_t limit) const override {
+    if (index >= size()) return {};
+    return source_.mask_run(begin_ + index, std::min(limit, size() - index));
+  }
 
  private:
   const CandidateSource& source_;

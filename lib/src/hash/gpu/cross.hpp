@@ -20,13 +20,19 @@ struct CrossBlock {
   std::uint64_t byte0 = 0;
 };
 
-// What the expansion reads: the candidates and accounts in sorted order, once each.
+// What the expansion reads: the candidates and accounts in sorted order, once each. The
+// candidates are strings (cand, cand_at, cand_index) or a mask's, made here (mask_len > 0:
+// candidate c is the mask's candidate mask_first + c, of mask_len bytes, in the caller's order).
 struct CrossInput {
   const CrossBlock* blocks = nullptr;  // by p0
   int block_count = 0;
   const std::uint8_t* cand = nullptr;       // candidate bytes, back to back
   const std::uint32_t* cand_at = nullptr;   // where each sorted candidate starts in cand
   const std::uint32_t* cand_index = nullptr;  // its index in the caller's candidates
+  int mask_len = 0;
+  std::uint64_t mask_first = 0;
+  const std::uint8_t* mask_chars = nullptr;  // the positions' charsets, back to back
+  const uint2* mask_sets = nullptr;          // per position: where its charset starts, its size
   const std::uint8_t* salt = nullptr;       // 16 bytes per sorted account
   const std::uint8_t* sl = nullptr;         // its salt length
   const std::uint32_t* rounds = nullptr;    // its round count

@@ -23,15 +23,25 @@ __global__ void cross_expand_kernel(CrossInput in, CrossJobArrays out) {
   const std::uint32_t j = std::uint32_t(p) - blk.p0;
   const std::uint32_t c = blk.c0 + j / blk.k, a = blk.a0 + j % blk.k;
   const std::uint64_t at = blk.byte0 + std::uint64_t(j) * blk.pl;
-  const std::uint8_t* src = in.cand + in.cand_at[c];
-  for (std::uint32_t i = 0; i < blk.pl; ++i) out.pw[at + i] = src[i];
+  if (in.mask_len > 0) {
+    // The mask's candidate: a mixed-radix number, the last position its fastest digit.
+    std::uint64_t x = in.mask_first + c;
+    for (int i = in.mask_len - 1; i >= 0; --i) {
+      const uint2 set = in.mask_sets[i];
+      out.pw[at + i] = in.mask_chars[set.x + std::uint32_t(x % set.y)];
+      x /= set.y;
+    }
+  } else {
+    const std::uint8_t* src = in.cand + in.cand_at[c];
+    for (std::uint32_t i = 0; i < blk.pl; ++i) out.pw[at + i] = src[i];
+  }
   out.pw_off[p] = std::uint32_t(at);
   out.pl[p] = std::uint16_t(blk.pl);
   reinterpret_cast<uint4*>(out.salt)[p] = reinterpret_cast<const uint4*>(in.salt)[a];
   out.sl[p] = in.sl[a];
   out.rounds[p] = in.rounds[a];
   out.pair[2 * p] = in.acc_index[a];
-  out.pair[2 * p + 1] = in.cand_index[c];
+  out.pair[2 * p + 1] = in.mask_len > 0 ? c : in.cand_index[c];
 }
 
 __global__ void cross_compare_kernel(const char* out, int stride, int n, const char* expected, const std::uint32_t* pair,

@@ -241,6 +241,21 @@ DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const>
   impl_->init(src, variant, stream, pool);
 }
 
+DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, const MaskRun& candidates,
+                         Variant variant, cudaStream_t stream, PinnedPool* pool)
+    : impl_(std::make_unique<Impl>()) {
+  nvtx::Range r("pack crossed", nvtx::Color::transfer, std::int64_t(accounts.size() * candidates.count));
+  if (candidates.mask && candidates.mask->makes_nul())
+    throw Error(ErrorCategory::internal, "DeviceBatch: a mask whose candidates may hold a NUL byte");
+  JobSource src;
+  src.method = method;
+  if (!accounts.empty() && candidates.mask && candidates.count) {  // else no jobs: an empty batch
+    src.mask = candidates;
+    src.accounts = accounts;
+  }
+  impl_->init(src, variant, stream, pool);
+}
+
 DeviceBatch::~DeviceBatch() {
   if (!impl_) return;
   nvtx::Range r("wipe", nvtx::Color::transfer);

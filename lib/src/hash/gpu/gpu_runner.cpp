@@ -261,11 +261,12 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
 }
 
 void Runner::run_cross(Method m, std::span<const Setting* const> accounts, std::span<const std::string_view> expected,
-                       std::span<const std::string_view> candidates,
+                       std::span<const std::string_view> candidates, const MaskRun& mask,
                        std::vector<std::pair<std::uint32_t, std::uint32_t>>& matches,
                        const std::function<void(std::size_t)>& progress) {
   matches.clear();
-  if (accounts.empty() || candidates.empty()) return;
+  const std::size_t count = mask.mask ? std::size_t(mask.count) : candidates.size();
+  if (accounts.empty() || count == 0) return;
   WK_CUDA_CHECK(cudaSetDevice(device_));
   impl_->start_check(std::span<const Method>(&m, 1));
   Stream stream;
@@ -276,14 +277,18 @@ void Runner::run_cross(Method m, std::span<const Setting* const> accounts, std::
   for (std::size_t a0 = 0; a0 < accounts.size(); a0 += account_step) {
     const std::size_t na = std::min(account_step, accounts.size() - a0);
     const std::size_t candidate_step = std::max<std::size_t>(1, per_batch / na);
-    for (std::size_t c0 = 0; c0 < candidates.size(); c0 += candidate_step) {
-      const std::size_t nc = std::min(candidate_step, candidates.size() - c0);
+    for (std::size_t c0 = 0; c0 < count; c0 += candidate_step) {
+      const std::size_t nc = std::min(candidate_step, count - c0);
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(c0));
-      DeviceBatch batch(DeviceBatch::Crossed{}, m, accounts.subspan(a0, na), candidates.subspan(c0, nc), default_variant(m),
-                        stream, &impl_->pinned);
+      const std::span<const Setting* const> accs = accounts.subspan(a0, na);
+      const std::unique_ptr<DeviceBatch> batch =
+          mask.mask ? std::make_unique<DeviceBatch>(DeviceBatch::Crossed{}, m, accs, MaskRun{mask.mask, mask.first + c0, nc},
+                                                    default_variant(m), stream, &impl_->pinned)
+                    : std::make_unique<DeviceBatch>(DeviceBatch::Crossed{}, m, accs, candidates.subspan(c0, nc),
+                                                    default_variant(m), stream, &impl_->pinned);
       impl_->confirm(m);  // the first batch was packed while the check ran
-      run_batch(batch, stream, na * nc, progress);
-      batch.matches(stream, expected.subspan(a0, na), found);
+      run_batch(*batch, stream, na * nc, progress);
+      batch->matches(stream, expected.subspan(a0, na), found);
       for (const auto& [a, c] : found) matches.emplace_back(std::uint32_t(a0 + a), std::uint32_t(c0 + c));
     }
   }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "wk/hash/candidates.hpp"
 #include "wk/hash/setting.hpp"
 
 namespace wk::hash::gpu {
@@ -44,10 +45,12 @@ class Runner {
   void run_fresh(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
                  char* out, std::size_t stride, const std::function<void(std::size_t)>& progress);
   // Accounts of one method whose batches take crossed jobs (GpuMethod::crossed) crossed with
-  // candidates (checked): the (account, candidate) pairs whose hash characters equal
+  // candidates (checked), or with a mask's run when mask.mask is set (made on the device;
+  // `candidates` unused): the (account, candidate) pairs whose hash characters equal
   // expected[account], sorted, into `matches`; compared on the device. progress(n): n more pairs.
   void run_cross(Method method, std::span<const Setting* const> accounts, std::span<const std::string_view> expected,
-                 std::span<const std::string_view> candidates, std::vector<std::pair<std::uint32_t, std::uint32_t>>& matches,
+                 std::span<const std::string_view> candidates, const MaskRun& mask,
+                 std::vector<std::pair<std::uint32_t, std::uint32_t>>& matches,
                  const std::function<void(std::size_t)>& progress);
   // Waits for the device (the wipes finished batches queued: CryptEngine::finish).
   void finish() noexcept;

@@ -26,20 +26,23 @@ namespace wk::hash::gpu {
 
 // Where a batch's jobs come from: a parsed Setting per job, fixed-size records of fresh settings
 // of one HashOptions (wk-hash hash), read in place -- no object per job --, or accounts crossed
-// with candidates (audit): job a * passwords.size() + c in the caller's numbering is password c
-// under accounts[a], and the device batch makes the pairs itself (GpuMethod::crossed).
+// with candidates (audit): job a * candidates() + c in the caller's numbering is candidate c
+// (passwords[c], or the mask's candidate mask.first + c) under accounts[a], and the device batch
+// makes the pairs itself (GpuMethod::crossed).
 struct JobSource {
   Method method = Method::other;
   std::span<const std::string_view> passwords;
   std::span<const Setting* const> settings;  // parsed settings; empty for records
   std::span<const Setting* const> accounts;  // crossed: the accounts' parsed settings
+  MaskRun mask;                              // crossed: the candidates, when not `passwords`
   std::string_view records;                  // records: passwords.size() * record_bytes bytes
   std::size_t record_bytes = 0, salt_at = 0, salt_chars = 0;
   std::uint32_t rounds = 0;  // records: every job's round count (bcrypt: the cost)
   char variant = 0;          // records: every job's variant letter (bcrypt)
 
   bool crossed() const noexcept { return !accounts.empty(); }
-  std::size_t size() const noexcept { return crossed() ? accounts.size() * passwords.size() : passwords.size(); }
+  std::size_t candidates() const noexcept { return mask.mask ? std::size_t(mask.count) : passwords.size(); }
+  std::size_t size() const noexcept { return crossed() ? accounts.size() * candidates() : passwords.size(); }
   bool parsed() const noexcept { return !settings.empty() || records.empty(); }
   // The salt's characters as the setting has them (md5crypt, sha-crypt: the salt used; records:
   // the salt_chars characters at salt_at).

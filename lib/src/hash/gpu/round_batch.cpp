@@ -154,6 +154,7 @@ class RoundMethodBatch final : public MethodBatch {
   DeviceBuffer<std::uint8_t> d_cand_, d_acc_salt_, d_acc_sl_;
   DeviceBuffer<std::uint32_t> d_cand_at_, d_cand_index_, d_acc_rounds_, d_acc_index_;
   DeviceBuffer<CrossBlock> d_blocks_;
+  DeviceBuffer<uint2> d_mask_sets_;  // a mask's candidates: per position, its charset in d_cand_
   void pack_cross(const JobSource& src);
   // pack's last step: the round state, sequences and templates allocated, sha_ filled.
   void allocate_rounds(std::size_t pw_total, std::size_t tmpl_words);
@@ -354,12 +355,24 @@ void RoundMethodBatch::allocate_rounds(std::size_t pw_total, std::size_t tmpl_wo
 // rungs. The host touches each candidate and account once; the pairs are made on the device.
 void RoundMethodBatch::pack_cross(const JobSource& src) {
   const std::span<const std::string_view> cands = src.passwords;
+  const Mask* const mask = src.mask.mask;  // else the candidates are strings
   const std::span<const Setting* const> accs = src.accounts;
-  const std::size_t m = cands.size(), k = accs.size(), n = core_.n;
+  const std::size_t m = src.candidates(), k = accs.size(), n = core_.n;
   const bool reference = core_.variant == Variant::reference;
-  std::vector<std::uint32_t> cand(m), acc(k);
-  {
+  // The candidates' length groups in sorted order: strings by length (cand[c]: the caller's number
+  // of sorted candidate c), a mask's candidates all of its length, in the caller's order.
+  struct LengthRun {
+    std::uint32_t c0 = 0, count = 0, pl = 0;
+  };
+  std::vector<LengthRun> lengths;
+  std::vector<std::uint32_t> cand, acc(k);
+  if (mask) {
+    if (mask->length() > std::size_t(hd::kMaxPasswordBytes) || m > UINT32_MAX)
+      throw Error(ErrorCategory::internal, "crossed batch: a mask over 511 positions or 2^32 candidates");
+    lengths.push_back({0, std::uint32_t(m), std::uint32_t(mask->length())});
+  } else {
     // Candidates by length, stable: a counting sort (one account's batch holds 2^21 of md5crypt).
+    cand.resize(m);
     std::vector<std::uint32_t> at(std::size_t(hd::kMaxPasswordBytes) + 2, 0);
     for (const std::string_view c : cands) {
       if (c.size() > std::size_t(hd::kMaxPasswordBytes))
@@ -368,6 +381,11 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
     }
     std::partial_sum(at.begin(), at.end(), at.begin());
     for (std::uint32_t c = 0; c < m; ++c) cand[at[cands[c].size()]++] = c;
+    for (std::uint32_t c = 0; c < m; ++c) {
+      const auto pl = std::uint32_t(cands[cand[c]].size());
+      if (lengths.empty() || lengths.back().pl != pl) lengths.push_back({c, 0, pl});
+      ++lengths.back().count;
+    }
   }
   std::iota(acc.begin(), acc.end(), 0u);
   std::stable_sort(acc.begin(), acc.end(), [&](std::uint32_t x, std::uint32_t y) {
@@ -383,15 +401,6 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
         if (k_.fits(k_.configs[c], int(pl), int(sl))) return c;
     return -1;
   };
-  struct LengthRun {
-    std::uint32_t c0 = 0, count = 0, pl = 0;
-  };
-  std::vector<LengthRun> lengths;
-  for (std::uint32_t c = 0; c < m; ++c) {
-    const auto pl = std::uint32_t(cands[cand[c]].size());
-    if (lengths.empty() || lengths.back().pl != pl) lengths.push_back({c, 0, pl});
-    ++lengths.back().count;
-  }
   std::vector<CrossBlock> blocks;
   std::vector<int> block_cfg;
   std::vector<std::uint32_t> block_rounds;
@@ -442,24 +451,38 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
     tmpl_words += std::size_t(8) * r.nw * r.count;
     i = j;
   }
-  // The candidates and accounts in sorted order, once each.
+  // The candidates (or the mask's charsets) and accounts in sorted order, once each.
   std::size_t cand_bytes = 0;
-  for (const std::string_view c : cands) cand_bytes += c.size();
+  const std::size_t positions = mask ? mask->length() : 0;
+  if (mask)
+    for (std::size_t i = 0; i < positions; ++i) cand_bytes += mask->charset(i).size();
+  else
+    for (const std::string_view c : cands) cand_bytes += c.size();
   Staging lay;
-  const std::size_t p_cand = lay.add(cand_bytes), p_at = lay.add(4 * m), p_ci = lay.add(4 * m), p_salt = lay.add(16 * k),
-                    p_sl = lay.add(k), p_rounds = lay.add(4 * k), p_ai = lay.add(4 * k),
-                    p_blocks = lay.add(sizeof(CrossBlock) * blocks.size());
+  const std::size_t p_cand = lay.add(cand_bytes), p_at = lay.add(mask ? 0 : 4 * m), p_ci = lay.add(mask ? 0 : 4 * m),
+                    p_sets = lay.add(sizeof(uint2) * positions), p_salt = lay.add(16 * k), p_sl = lay.add(k),
+                    p_rounds = lay.add(4 * k), p_ai = lay.add(4 * k), p_blocks = lay.add(sizeof(CrossBlock) * blocks.size());
   core_.staging = core_.pinned(lay.total);
   std::uint8_t* h = core_.staging.get();
   auto part = [&](std::size_t p) { return h + lay.parts[p].first; };
-  auto* at = reinterpret_cast<std::uint32_t*>(part(p_at));
-  auto* ci = reinterpret_cast<std::uint32_t*>(part(p_ci));
-  for (std::size_t c = 0, off = 0; c < m; ++c) {
-    const std::string_view pw = cands[cand[c]];
-    std::memcpy(part(p_cand) + off, pw.data(), pw.size());
-    at[c] = std::uint32_t(off);
-    ci[c] = cand[c];
-    off += pw.size();
+  if (mask) {
+    auto* sets = reinterpret_cast<uint2*>(part(p_sets));
+    for (std::size_t i = 0, off = 0; i < positions; ++i) {
+      const std::string& set = mask->charset(i);
+      std::memcpy(part(p_cand) + off, set.data(), set.size());
+      sets[i] = uint2{std::uint32_t(off), std::uint32_t(set.size())};
+      off += set.size();
+    }
+  } else {
+    auto* at = reinterpret_cast<std::uint32_t*>(part(p_at));
+    auto* ci = reinterpret_cast<std::uint32_t*>(part(p_ci));
+    for (std::size_t c = 0, off = 0; c < m; ++c) {
+      const std::string_view pw = cands[cand[c]];
+      std::memcpy(part(p_cand) + off, pw.data(), pw.size());
+      at[c] = std::uint32_t(off);
+      ci[c] = cand[c];
+      off += pw.size();
+    }
   }
   std::memset(part(p_salt), 0, 16 * k);
   auto* rounds = reinterpret_cast<std::uint32_t*>(part(p_rounds));
@@ -476,6 +499,7 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   upload(d_cand_, core_.staging, lay, p_cand, stream);
   upload(d_cand_at_, core_.staging, lay, p_at, stream);
   upload(d_cand_index_, core_.staging, lay, p_ci, stream);
+  upload(d_mask_sets_, core_.staging, lay, p_sets, stream);
   upload(d_acc_salt_, core_.staging, lay, p_salt, stream);
   upload(d_acc_sl_, core_.staging, lay, p_sl, stream);
   upload(d_acc_rounds_, core_.staging, lay, p_rounds, stream);
@@ -495,6 +519,12 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   in.cand = d_cand_.get();
   in.cand_at = d_cand_at_.get();
   in.cand_index = d_cand_index_.get();
+  if (mask) {
+    in.mask_len = int(positions);
+    in.mask_first = src.mask.first;
+    in.mask_chars = d_cand_.get();
+    in.mask_sets = d_mask_sets_.get();
+  }
   in.salt = d_acc_salt_.get();
   in.sl = d_acc_sl_.get();
   in.rounds = d_acc_rounds_.get();
