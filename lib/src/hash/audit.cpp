@@ -9,6 +9,7 @@
 #include <deque>
 #include <future>
 #include <memory>
+#include <numeric>
 
 #include "wk/core/nvtx.hpp"
 #include "wk/core/parallel.hpp"
@@ -164,19 +165,33 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       if (z.mask.mask) {
         z.count = z.mask.count;
       } else {
-        z.candidates.resize(std::size_t(z.count));
-        // On all cores: with few accounts open a slice holds millions of candidates (md5crypt's
-        // kernel crosses ~70 M pairs/s).
+        // On all cores, the list of those made too: with few accounts open a slice holds millions
+        // of candidates (md5crypt's kernel crosses ~70 M pairs/s).
         nvtx::Range r("candidates", nvtx::Color::compute, std::int64_t(z.count));
-        std::vector<char> made(std::size_t(z.count));
-        parallel_for(std::size_t(z.count), 4096, [&](std::size_t b, std::size_t e) {
-          for (std::size_t k = b; k < e; ++k) made[k] = source.get(z.begin + k, z.candidates[k]);
+        const auto n = std::size_t(z.count);
+        z.candidates.resize(n);
+        std::vector<char> made(n);
+        constexpr std::size_t kChunk = 4096;
+        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        std::vector<std::size_t> at(chunks + 1, 0);  // made before each chunk, once summed
+        parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
+          for (std::size_t ch = b; ch < e; ++ch)
+            for (std::size_t k = ch * kChunk; k < std::min(n, (ch + 1) * kChunk); ++k) {
+              made[k] = source.get(z.begin + k, z.candidates[k]);
+              at[ch + 1] += made[k] ? 1 : 0;
+            }
         });
-        for (std::size_t k = 0; k < made.size(); ++k)
-          if (made[k]) {
-            z.made.push_back(k);
-            z.words.push_back(z.candidates[k]);
-          }
+        std::partial_sum(at.begin(), at.end(), at.begin());
+        z.made.resize(at.back());
+        z.words.resize(at.back());
+        parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
+          for (std::size_t ch = b; ch < e; ++ch)
+            for (std::size_t k = ch * kChunk, out = at[ch]; k < std::min(n, (ch + 1) * kChunk); ++k)
+              if (made[k]) {
+                z.made[out] = k;
+                z.words[out++] = z.candidates[k];
+              }
+        });
       }
       z.open = std::move(open);
       for (std::size_t a : z.open) z.hashes.push_back(accounts[a].hash);

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <future>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -329,16 +328,28 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
     throw Error(ErrorCategory::internal, "crypt_cross: a mask run of 2^32 candidates or more, or with NUL bytes");
   CrossResult result;
   result.errors.assign(hashes.size(), {});
-  // The candidates crypt(3) takes as strings (cand_index: their numbers); a mask's are made as
-  // strings below only for the methods that take no crossed batches.
-  std::vector<std::string_view> candidates;
+  // The candidates crypt(3) takes as strings, checked on all cores: the caller's (audit's are
+  // all usable), or those kept (cand_index: their numbers; empty when every one is kept). A
+  // mask's are made as strings below only for the methods that take no crossed batches.
+  std::span<const std::string_view> candidates;
+  std::vector<std::string_view> kept;
   std::vector<std::uint32_t> cand_index;
-  if (!mask.mask)
-    for (std::size_t c = 0; c < jobs.candidates.size(); ++c)
-      if (check_password(jobs.candidates[c]).empty()) {
-        candidates.push_back(jobs.candidates[c]);
-        cand_index.push_back(std::uint32_t(c));
-      }
+  if (!mask.mask) {
+    const std::span<const std::string_view> given = jobs.candidates;
+    std::atomic<bool> all_taken{true};
+    parallel_for(given.size(), 1 << 14, [&](std::size_t b, std::size_t e) {
+      for (std::size_t c = b; c < e; ++c)
+        if (!check_password(given[c]).empty()) all_taken = false;
+    });
+    if (!all_taken) {
+      for (std::size_t c = 0; c < given.size(); ++c)
+        if (check_password(given[c]).empty()) {
+          kept.push_back(given[c]);
+          cand_index.push_back(std::uint32_t(c));
+        }
+    }
+    candidates = all_taken ? given : std::span<const std::string_view>(kept);
+  }
   std::vector<std::optional<Setting>> parsed(hashes.size());
   parallel_for(hashes.size(), 256, [&](std::size_t begin, std::size_t end) {
     for (std::size_t a = begin; a < end; ++a) {
@@ -378,9 +389,8 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
         mask.mask->candidate(mask.first + c, mask_text[c].data());
       }
     });
-    candidates.assign(mask_text.begin(), mask_text.end());
-    cand_index.resize(candidates.size());
-    std::iota(cand_index.begin(), cand_index.end(), 0u);
+    kept.assign(mask_text.begin(), mask_text.end());
+    candidates = kept;
   }
   const std::size_t m = mask.mask ? std::size_t(mask.count) : candidates.size();
   std::size_t tried = cpu.size();
@@ -390,7 +400,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
   std::mutex found_mutex;
   auto found = [&](std::uint32_t a, std::uint32_t c) {
     std::lock_guard lock(found_mutex);
-    result.matches.emplace_back(a, mask.mask ? c : cand_index[c]);
+    result.matches.emplace_back(a, cand_index.empty() ? c : cand_index[c]);
   };
   const auto cpu_rejected = std::make_unique<std::atomic<bool>[]>(cpu.size());
   std::future<void> cpu_part = std::async(std::launch::async, [&] {

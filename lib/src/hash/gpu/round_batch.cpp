@@ -4,6 +4,7 @@
 #include "round_batch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -352,7 +353,8 @@ void RoundMethodBatch::allocate_rounds(std::size_t pw_total, std::size_t tmpl_wo
 // Crossed jobs: job p0 + j of a block is candidate c0 + j / k (sorted by length) under account
 // a0 + j % k (sorted by salt length, then rounds). Per salt length, the candidates' length groups
 // go by configuration, so the ranges are runs of blocks of one configuration, as in the grouped
-// rungs. The host touches each candidate and account once; the pairs are made on the device.
+// rungs. The host touches each candidate (on all cores) and account once; the pairs are made on
+// the device. A mask's candidates are not touched at all: the device makes them from the mask.
 void RoundMethodBatch::pack_cross(const JobSource& src) {
   const std::span<const std::string_view> cands = src.passwords;
   const Mask* const mask = src.mask.mask;  // else the candidates are strings
@@ -371,21 +373,36 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
       throw Error(ErrorCategory::internal, "crossed batch: a mask over 511 positions or 2^32 candidates");
     lengths.push_back({0, std::uint32_t(m), std::uint32_t(mask->length())});
   } else {
-    // Candidates by length, stable: a counting sort (one account's batch holds 2^21 of md5crypt).
+    // Candidates by length, stable: a counting sort on all cores (one account's batch holds 2^21
+    // of md5crypt). Each chunk's histogram, then where the chunk's candidates of each length go.
+    constexpr std::size_t kLengths = std::size_t(hd::kMaxPasswordBytes) + 1, kChunk = std::size_t(1) << 15;
+    const std::size_t chunks = (m + kChunk - 1) / kChunk;
+    auto chunk_end = [&](std::size_t ch) { return std::min(m, (ch + 1) * kChunk); };
+    std::vector<std::uint32_t> place(chunks * kLengths, 0);  // counts, then where each goes
+    std::atomic<bool> too_long{false};
+    parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t ch = b; ch < e; ++ch)
+        for (std::size_t c = ch * kChunk; c < chunk_end(ch); ++c) {
+          if (cands[c].size() >= kLengths) too_long = true;
+          else ++place[ch * kLengths + cands[c].size()];
+        }
+    });
+    if (too_long) throw Error(ErrorCategory::internal, "crossed batch: a candidate over 511 bytes");
+    std::uint32_t sorted = 0;
+    for (std::size_t len = 0; len < kLengths; ++len) {
+      const std::uint32_t c0 = sorted;
+      for (std::size_t ch = 0; ch < chunks; ++ch) {
+        const std::uint32_t count = place[ch * kLengths + len];
+        place[ch * kLengths + len] = sorted;
+        sorted += count;
+      }
+      if (sorted > c0) lengths.push_back({c0, sorted - c0, std::uint32_t(len)});
+    }
     cand.resize(m);
-    std::vector<std::uint32_t> at(std::size_t(hd::kMaxPasswordBytes) + 2, 0);
-    for (const std::string_view c : cands) {
-      if (c.size() > std::size_t(hd::kMaxPasswordBytes))
-        throw Error(ErrorCategory::internal, "crossed batch: a candidate over 511 bytes");
-      ++at[c.size() + 1];
-    }
-    std::partial_sum(at.begin(), at.end(), at.begin());
-    for (std::uint32_t c = 0; c < m; ++c) cand[at[cands[c].size()]++] = c;
-    for (std::uint32_t c = 0; c < m; ++c) {
-      const auto pl = std::uint32_t(cands[cand[c]].size());
-      if (lengths.empty() || lengths.back().pl != pl) lengths.push_back({c, 0, pl});
-      ++lengths.back().count;
-    }
+    parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t ch = b; ch < e; ++ch)
+        for (std::size_t c = ch * kChunk; c < chunk_end(ch); ++c) cand[place[ch * kLengths + cands[c].size()]++] = std::uint32_t(c);
+    });
   }
   std::iota(acc.begin(), acc.end(), 0u);
   std::stable_sort(acc.begin(), acc.end(), [&](std::uint32_t x, std::uint32_t y) {
@@ -454,10 +471,15 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   // The candidates (or the mask's charsets) and accounts in sorted order, once each.
   std::size_t cand_bytes = 0;
   const std::size_t positions = mask ? mask->length() : 0;
-  if (mask)
+  std::vector<std::size_t> run_byte;  // strings: where each length run's bytes start
+  if (mask) {
     for (std::size_t i = 0; i < positions; ++i) cand_bytes += mask->charset(i).size();
-  else
-    for (const std::string_view c : cands) cand_bytes += c.size();
+  } else {
+    for (const LengthRun& l : lengths) {
+      run_byte.push_back(cand_bytes);
+      cand_bytes += std::size_t(l.count) * l.pl;
+    }
+  }
   Staging lay;
   const std::size_t p_cand = lay.add(cand_bytes), p_at = lay.add(mask ? 0 : 4 * m), p_ci = lay.add(mask ? 0 : 4 * m),
                     p_sets = lay.add(sizeof(uint2) * positions), p_salt = lay.add(16 * k), p_sl = lay.add(k),
@@ -476,13 +498,18 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   } else {
     auto* at = reinterpret_cast<std::uint32_t*>(part(p_at));
     auto* ci = reinterpret_cast<std::uint32_t*>(part(p_ci));
-    for (std::size_t c = 0, off = 0; c < m; ++c) {
-      const std::string_view pw = cands[cand[c]];
-      std::memcpy(part(p_cand) + off, pw.data(), pw.size());
-      at[c] = std::uint32_t(off);
-      ci[c] = cand[c];
-      off += pw.size();
-    }
+    std::uint8_t* bytes_at = part(p_cand);
+    parallel_for(m, std::size_t(1) << 14, [&](std::size_t b, std::size_t e) {
+      std::size_t r = 0;  // the length run holding sorted candidate c
+      for (std::size_t c = b; c < e; ++c) {
+        while (c >= std::size_t(lengths[r].c0) + lengths[r].count) ++r;
+        const std::string_view pw = cands[cand[c]];
+        const std::size_t off = run_byte[r] + (c - lengths[r].c0) * lengths[r].pl;
+        std::memcpy(bytes_at + off, pw.data(), pw.size());
+        at[c] = std::uint32_t(off);
+        ci[c] = cand[c];
+      }
+    });
   }
   std::memset(part(p_salt), 0, 16 * k);
   auto* rounds = reinterpret_cast<std::uint32_t*>(part(p_rounds));
