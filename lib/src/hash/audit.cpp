@@ -9,7 +9,6 @@
 #include <deque>
 #include <future>
 #include <memory>
-#include <numeric>
 
 #include "wk/core/nvtx.hpp"
 #include "wk/core/parallel.hpp"
@@ -106,7 +105,7 @@ namespace {
 struct Slice {
   std::uint64_t begin = 0, count = 0;
   MaskRun mask;  // the candidates are a mask's run, made by the engine: no strings here
-  std::vector<std::string> candidates;
+  std::vector<std::string> bytes;      // the candidates made, back to back, per chunk of indices
   std::vector<std::uint64_t> made;    // the candidates the source made (indices from begin)
   std::vector<std::size_t> open;      // the accounts tried
   std::vector<std::string_view> hashes, words;
@@ -118,7 +117,7 @@ struct Slice {
   std::size_t pairs() const { return open.size() * (mask.mask ? std::size_t(mask.count) : made.size()); }
   ~Slice() {
     if (done.valid()) done.wait();  // the call reads this slice's vectors
-    for (std::string& c : candidates) wipe(c);
+    for (std::string& b : bytes) wipe(b);
   }
 };
 
@@ -165,32 +164,50 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       if (z.mask.mask) {
         z.count = z.mask.count;
       } else {
-        // On all cores, the list of those made too: with few accounts open a slice holds millions
-        // of candidates (md5crypt's kernel crosses ~70 M pairs/s).
+        // On all cores, with no string per candidate: with few accounts open a slice holds
+        // millions of them (md5crypt's kernel crosses ~70 M pairs/s). Each chunk of indices
+        // appends its candidates to a buffer of its own; then the views into them, in order.
         nvtx::Range r("candidates", nvtx::Color::compute, std::int64_t(z.count));
         const auto n = std::size_t(z.count);
-        z.candidates.resize(n);
-        std::vector<char> made(n);
         constexpr std::size_t kChunk = 4096;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
-        std::vector<std::size_t> at(chunks + 1, 0);  // made before each chunk, once summed
+        z.bytes.resize(chunks);
+        std::vector<std::vector<std::uint32_t>> ends(chunks);  // per chunk: (index in chunk, end byte) pairs
         parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
-          for (std::size_t ch = b; ch < e; ++ch)
-            for (std::size_t k = ch * kChunk; k < std::min(n, (ch + 1) * kChunk); ++k) {
-              made[k] = source.get(z.begin + k, z.candidates[k]);
-              at[ch + 1] += made[k] ? 1 : 0;
-            }
+          std::string one;
+          for (std::size_t ch = b; ch < e; ++ch) {
+            std::string& buf = z.bytes[ch];
+            buf.reserve(kChunk * 16);
+            for (std::size_t k = ch * kChunk; k < std::min(n, (ch + 1) * kChunk); ++k)
+              if (source.get(z.begin + k, one)) {
+                if (buf.size() + one.size() > buf.capacity()) {  // a move would leave the old bytes unwiped
+                  std::string bigger;
+                  bigger.reserve(2 * (buf.size() + one.size()));
+                  bigger.append(buf);
+                  wipe(buf);
+                  buf.swap(bigger);
+                }
+                buf.append(one);
+                ends[ch].push_back(std::uint32_t(k - ch * kChunk));
+                ends[ch].push_back(std::uint32_t(buf.size()));
+              }
+          }
+          wipe(one);
         });
-        std::partial_sum(at.begin(), at.end(), at.begin());
+        std::vector<std::size_t> at(chunks + 1, 0);  // candidates made before each chunk
+        for (std::size_t ch = 0; ch < chunks; ++ch) at[ch + 1] = at[ch] + ends[ch].size() / 2;
         z.made.resize(at.back());
         z.words.resize(at.back());
         parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
-          for (std::size_t ch = b; ch < e; ++ch)
-            for (std::size_t k = ch * kChunk, out = at[ch]; k < std::min(n, (ch + 1) * kChunk); ++k)
-              if (made[k]) {
-                z.made[out] = k;
-                z.words[out++] = z.candidates[k];
-              }
+          for (std::size_t ch = b; ch < e; ++ch) {
+            const std::string& buf = z.bytes[ch];
+            for (std::size_t j = 0, start = 0; 2 * j < ends[ch].size(); ++j) {
+              const std::size_t end = ends[ch][2 * j + 1];
+              z.made[at[ch] + j] = ch * kChunk + ends[ch][2 * j];
+              z.words[at[ch] + j] = std::string_view(buf).substr(start, end - start);
+              start = end;
+            }
+          }
         });
       }
       z.open = std::move(open);
