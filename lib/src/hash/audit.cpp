@@ -101,11 +101,13 @@ std::vector<std::string> hash_problems(CryptEngine& engine, std::span<const Audi
 namespace {
 
 // One slice: candidates [begin, begin + count) crossed with the accounts open when it was built,
-// and the engine's call on it (on a thread of its own).
+// and the engine's call on it (on a thread of its own). Slices are reused: a slice of millions of
+// candidates faulting in ~150 MB of fresh buffers took longer to build than the GPU took for it.
 struct Slice {
   std::uint64_t begin = 0, count = 0;
   MaskRun mask;  // the candidates are a mask's run, made by the engine: no strings here
   std::vector<std::string> bytes;      // the candidates made, back to back, per chunk of indices
+  std::vector<std::vector<std::uint32_t>> ends;  // per chunk: (index in the chunk, end in bytes) pairs
   std::vector<std::uint64_t> made;    // the candidates the source made (indices from begin)
   std::vector<std::size_t> open;      // the accounts tried
   std::vector<std::string_view> hashes, words;
@@ -115,10 +117,27 @@ struct Slice {
 
   std::uint64_t candidate(std::uint32_t c) const { return begin + (mask.mask ? c : made[c]); }
   std::size_t pairs() const { return open.size() * (mask.mask ? std::size_t(mask.count) : made.size()); }
-  ~Slice() {
+  void wipe_bytes() {
     if (done.valid()) done.wait();  // the call reads this slice's vectors
-    for (std::string& b : bytes) wipe(b);
+    parallel_for(bytes.size(), 64, [&](std::size_t b, std::size_t e) {
+      for (std::size_t ch = b; ch < e; ++ch) {
+        wipe(bytes[ch]);
+        bytes[ch].clear();
+      }
+    });
   }
+  // Ready for another slice, every buffer's memory kept.
+  void reset() {
+    wipe_bytes();
+    for (auto& e : ends) e.clear();
+    mask = {};
+    open.clear();
+    hashes.clear();
+    result = {};
+    seconds = 0;
+    done = {};
+  }
+  ~Slice() { wipe_bytes(); }
 };
 
 }  // namespace
@@ -143,6 +162,7 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
   // in it: its first match stays the first (candidates only grow), and nothing is reported twice.
   const std::size_t in_flight = 2 * std::max<std::size_t>(1, engine.gpu_shares().size());
   std::deque<std::unique_ptr<Slice>> flight;
+  std::vector<std::unique_ptr<Slice>> spare;  // settled slices, for reuse
   std::uint64_t build_at = next;
   bool all_closed = false;
   auto launch = [&] {
@@ -154,7 +174,13 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
         all_closed = true;
         break;
       }
-      auto sl = std::make_unique<Slice>();
+      std::unique_ptr<Slice> sl;
+      if (spare.empty()) {
+        sl = std::make_unique<Slice>();
+      } else {
+        sl = std::move(spare.back());
+        spare.pop_back();
+      }
       Slice& z = *sl;
       z.begin = build_at;
       z.count = std::min<std::uint64_t>(size - build_at, std::max<std::size_t>(1, slice_pairs / open.size()));
@@ -172,7 +198,8 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
         constexpr std::size_t kChunk = 4096;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
         z.bytes.resize(chunks);
-        std::vector<std::vector<std::uint32_t>> ends(chunks);  // per chunk: (index in chunk, end byte) pairs
+        z.ends.resize(chunks);
+        std::vector<std::vector<std::uint32_t>>& ends = z.ends;
         parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
           std::string one;
           for (std::size_t ch = b; ch < e; ++ch) {
@@ -196,7 +223,7 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
         });
         std::vector<std::size_t> at(chunks + 1, 0);  // candidates made before each chunk
         for (std::size_t ch = 0; ch < chunks; ++ch) at[ch + 1] = at[ch] + ends[ch].size() / 2;
-        z.made.resize(at.back());
+        z.made.resize(at.back());  // a reused slice's: no zeroing when they shrink
         z.words.resize(at.back());
         parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
           for (std::size_t ch = b; ch < e; ++ch) {
@@ -217,7 +244,8 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
         z.done = std::async(std::launch::async, [&engine, &z] {
           nvtx::Range r("audit slice", nvtx::Color::compute, std::int64_t(z.begin));
           const auto t0 = std::chrono::steady_clock::now();
-          z.result = engine.crypt_cross({z.hashes, z.words, z.mask});
+          z.result = engine.crypt_cross(
+              {z.hashes, z.mask.mask ? std::span<const std::string_view>() : std::span<const std::string_view>(z.words), z.mask});
           z.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         });
       flight.push_back(std::move(sl));
@@ -265,7 +293,10 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
   while (!flight.empty()) {
     std::unique_ptr<Slice> z = take();
     launch();  // the device gets the next slice before this one is compared
-    if (!settle(*z)) {
+    const bool go_on = settle(*z);
+    z->reset();
+    spare.push_back(std::move(z));
+    if (!go_on) {
       // Stopped: the slices already in the engine finish and count (slice_done hears of each),
       // so that a resumed audit tries none of their candidates again.
       while (!flight.empty()) settle(*take());
