@@ -41,9 +41,9 @@ class Runner:
         self.a = a
         self.mpirun = [a.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "3"]
 
-    def run(self, argv, ranks=1, stdin=None, cwd=None):
+    def run(self, argv, ranks=1, stdin=None, cwd=None, timeout=None):
         cmd = (self.mpirun if ranks > 1 else []) + argv
-        p = subprocess.run(cmd, cwd=cwd or self.a.work, input=stdin, capture_output=True, env=ENV)
+        p = subprocess.run(cmd, cwd=cwd or self.a.work, input=stdin, capture_output=True, env=ENV, timeout=timeout)
         return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -239,6 +239,19 @@ def case_hash(r):
     # Standard input cannot be shared by the ranks: a usage error.
     rc, _, err = r.run([r.a.hash, "crypt", "--device", "cpu"], ranks=3, stdin=b"$1$ab\tx\n")
     check(rc == 2 and "-i FILE" in err, "crypt from stdin under mpirun: exit %d: %s" % (rc, err))
+
+    # Each rank reads its own byte ranges of -i: a FIFO or a folder is refused by name, at once (a
+    # FIFO opened for reading would wait for a writer), and nothing is written.
+    fifo, folder = os.path.join(w, "lines.fifo"), os.path.join(w, "a-folder")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    os.makedirs(folder, exist_ok=True)
+    for bad in (fifo, folder):
+        out = os.path.join(w, "never.txt")
+        rc, _, err = r.run([r.a.hash, "crypt", "--device", "cpu", "-i", bad, "-o", out], ranks=3, timeout=120)
+        check(rc not in (0, 124) and "not a regular file" in err and os.path.basename(bad) in err and not os.path.exists(out),
+              "crypt -i %s under mpirun: exit %d: %s" % (bad, rc, err))
+    print("crypt -i FIFO / folder under mpirun: refused by name")
 
 
 # ---- a rank killed in the middle of a folder job ---------------------------------------------

@@ -141,7 +141,9 @@ int pread_full(int fd, char* dst, std::size_t n, std::uint64_t at, std::size_t& 
 class RangedInput final : public LineInput::Impl {
  public:
   explicit RangedInput(const std::filesystem::path& path) : name_(io::printable(path.string())) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    // Non-blocking: opening a FIFO for reading would wait for a writer, with every rank stuck
+    // there, before the check below could refuse it. A regular file's reads ignore the flag.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd_ < 0) throw Error(ErrorCategory::io, name_ + ": cannot open: " + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
