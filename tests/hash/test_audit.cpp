@@ -266,7 +266,7 @@ TEST_CASE("audit: a rejected setting closes its account, skip leaves accounts un
 TEST_CASE("CryptEngine::crypt_cross on the CPU: a mask's run equals its candidates given as strings", "[hash][audit]") {
   h::CryptEngine engine(wk::Backend::cpu);
   const h::Mask mask = h::Mask::parse("?d?1x", {"ab"});  // 20 candidates; the run is 3 .. 17
-  const h::MaskRun run{&mask, 3, 15};
+  const h::CandidateRun run{&mask, {}, {}, 3, 15};
   std::vector<std::string> candidates;
   for (std::uint64_t j = 0; j < run.count; ++j) {
     std::string c(mask.length(), '\0');
@@ -292,7 +292,37 @@ TEST_CASE("CryptEngine::crypt_cross on the CPU: a mask's run equals its candidat
   CHECK_FALSE(r.errors[4].empty());
   // A run whose candidates may hold a NUL byte is the caller's mistake.
   const h::Mask nul = h::Mask::parse("?b");
-  CHECK_THROWS_AS(engine.crypt_cross({hv, {}, {&nul, 0, 4}}), wk::Error);
+  CHECK_THROWS_AS(engine.crypt_cross({hv, {}, {&nul, {}, {}, 0, 4}}), wk::Error);
+}
+
+TEST_CASE("CryptEngine::crypt_cross on the CPU: words through rules as a run equal their candidates as strings", "[hash][audit]") {
+  h::CryptEngine engine(wk::Backend::cpu);
+  const std::vector<std::string_view> words = {"alpha", "beta", "gamma"};
+  std::vector<h::Rule> rules;
+  for (const char* text : {":", "c", "$1", ">5", "r"}) rules.push_back(h::Rule::parse(text).value());
+  // Candidates 2 .. 13 of words x rules (index = word * 5 + rule); ">5" rejects "beta" (index 8).
+  const h::CandidateRun run{nullptr, words, rules, 2, 12};
+  std::vector<std::string> candidates;
+  std::string one;
+  for (std::uint64_t j = 0; j < run.count; ++j)
+    candidates.push_back(run.get(j, one) ? one : std::string(600, 'x'));  // too long: matches nothing
+  REQUIRE(candidates[0] == "alpha1");
+  REQUIRE(candidates[6] == std::string(600, 'x'));
+  const std::vector<std::string> hashes = {
+      h::crypt_libxcrypt("$1$aa", "beta1").value(),                       // index 7: run number 5
+      h::crypt_libxcrypt("$5$rounds=1000$bb", "ateb").value(),            // 9: 7
+      h::crypt_libxcrypt("$2b$04$abcdefghijklmnopqrstuu", "alpha").value(),  // 0 (before the run) and 3: 1
+      h::crypt_libxcrypt("xy", "Gamma").value(),                          // 11: 9
+      h::crypt_libxcrypt("$6$rounds=1000$cc", "gamma").value()};          // 10 and 13: 8 and 11
+  const std::vector<std::string_view> hv(hashes.begin(), hashes.end()), cv(candidates.begin(), candidates.end());
+  std::size_t last = 0;
+  const h::CrossResult r = engine.crypt_cross({hv, {}, run}, [&](std::size_t done) { last = done; });
+  CHECK(last == hashes.size() * run.count);  // the rejected candidate's pairs count as done
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> want = {{0, 5}, {1, 7}, {2, 1}, {3, 9}, {4, 8}, {4, 11}};
+  CHECK(r.matches == want);
+  const h::CrossResult strings = engine.crypt_cross({hv, cv});
+  CHECK(r.matches == strings.matches);
+  CHECK(r.errors == strings.errors);
 }
 
 TEST_CASE("CryptEngine::crypt_cross on the CPU: every pair, each hash parsed once, errors per hash", "[hash][audit]") {

@@ -432,7 +432,7 @@ TEST_CASE("mask sources offer their candidates as runs of one mask, up to the li
     std::uint64_t at = 0;
     std::vector<std::uint64_t> ends;
     while (at < inc->size()) {
-      const MaskRun run = inc->mask_run(at, limit);
+      const CandidateRun run = inc->candidate_run(at, limit);
       REQUIRE(run.mask != nullptr);
       REQUIRE(run.count >= 1);
       REQUIRE(run.count <= limit);
@@ -443,27 +443,60 @@ TEST_CASE("mask sources offer their candidates as runs of one mask, up to the li
     CHECK(at == inc->size());
     if (limit == 1000) CHECK(ends == std::vector<std::uint64_t>{10, 30, 230});
   }
-  CHECK(inc->mask_run(230, 5).mask == nullptr);  // past the end: no run
+  CHECK(inc->candidate_run(230, 5).empty());  // past the end: no run
 
   // A range of it: the same runs, renumbered, clamped to the range's end.
   const auto range = range_source(*inc, 25, 40);
-  const MaskRun r = range->mask_run(0, 100);
+  const CandidateRun r = range->candidate_run(0, 100);
   REQUIRE(r.mask != nullptr);
   CHECK(r.count == 5);  // the rest of the two-position prefix
   CHECK(candidate(*r.mask, r.first) == got(*inc, 25));
-  const MaskRun r2 = range->mask_run(5, 100);
+  const CandidateRun r2 = range->candidate_run(5, 100);
   REQUIRE(r2.mask != nullptr);
   CHECK(r2.count == 10);  // up to the range's end
   CHECK(candidate(*r2.mask, r2.first + 9) == got(*inc, 39));
 
-  // ?b makes candidates with a NUL byte, which are no passwords: no runs. Nor words, rules or
-  // hybrids.
-  CHECK(mask_source(Mask::parse("?b?d"), 2)->mask_run(0, 10).mask == nullptr);
+  // ?b makes candidates with a NUL byte, which are no passwords: no runs. Nor plain words or
+  // hybrids (rules: below).
+  CHECK(mask_source(Mask::parse("?b?d"), 2)->candidate_run(0, 10).empty());
   CHECK(Mask::parse("?b").makes_nul());
   CHECK_FALSE(Mask::parse("?a?1", {"?h"}).makes_nul());
   const std::vector<std::string_view> words = {"pw"};
-  CHECK(wordlist_source(words)->mask_run(0, 1).mask == nullptr);
-  CHECK(hybrid_source(words, m, false)->mask_run(0, 10).mask == nullptr);
+  CHECK(wordlist_source(words)->candidate_run(0, 1).empty());
+  CHECK(hybrid_source(words, m, false)->candidate_run(0, 10).empty());
+}
+
+TEST_CASE("rules sources offer words through rules as runs, stopping before a word too long for the device", "[hash][candidates]") {
+  const std::string long_word(kMaxCandidateBytes + 1, 'w');
+  const std::vector<std::string_view> words = {"abc", "xyz", long_word, "pw"};
+  const std::vector<Rule> rules = {parsed(":"), parsed("u"), parsed("$1"), parsed("<2"), parsed("'3")};
+  const auto source = rules_source(words, rules);  // 20 candidates; the long word's are 10 .. 14
+  const CandidateRun run = source->candidate_run(1, 100);
+  REQUIRE_FALSE(run.empty());
+  CHECK(run.mask == nullptr);
+  CHECK(run.first == 1);
+  CHECK(run.count == 9);  // up to the long word
+  std::string out;
+  for (std::uint64_t j = 0; j < run.count; ++j) {
+    CAPTURE(j);
+    CHECK((run.get(j, out) ? out : "<none>") == got(*source, 1 + j));
+  }
+  CHECK(got(*source, 4) == "abc");  // "'3" keeps a word of 3 bytes
+  CHECK(got(*source, 3) == "<none>");
+  // The long word's candidates go as strings: a rule may still cut it to one.
+  CHECK(source->candidate_run(10, 5).empty());
+  CHECK(got(*source, 14) == "www");
+  CHECK(got(*source, 10) == "<none>");
+  CHECK(source->candidate_run(15, 100).count == 5);
+  CHECK(source->candidate_run(3, 4).count == 4);  // the limit
+  CHECK(source->candidate_run(20, 1).empty());    // past the end
+  // A range of it: renumbered, clamped to the range's end.
+  const auto range = range_source(*source, 2, 8);
+  const CandidateRun r = range->candidate_run(0, 100);
+  CHECK(r.first == 2);
+  CHECK(r.count == 6);
+  CHECK(r.words.size() == words.size());
+  CHECK(r.rules.size() == rules.size());
 }
 
 TEST_CASE("hybrid sources put the mask after or before each word", "[hash][candidates]") {

@@ -4,8 +4,10 @@
 // engine as a whole (mixed methods, bad lines) and wk-hash --device gpu.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -575,7 +577,7 @@ TEST_CASE("GPU crossed batches: a mask's candidates made on the device match as 
           "[gpu][hash][audit]") {
   const bool sanitizer = wk::test::sanitizer_run();
   const Mask mask = Mask::parse("?d?1?l", {"aB!"});  // 780 candidates
-  const MaskRun run{&mask, 37, sanitizer ? 40u : 600u};
+  const CandidateRun run{&mask, {}, {}, 37, sanitizer ? 40u : 600u};
   const std::vector<std::string> strings = mask_strings(mask, run.first, run.count);
   for (const auto& [m, tag] : {std::pair{Method::md5crypt, "$1$"}, {Method::sha256crypt, "$5$"}, {Method::sha512crypt, "$6$"}}) {
     std::mt19937 rng(53);
@@ -596,10 +598,10 @@ TEST_CASE("GPU crossed batches: a mask's candidates made on the device match as 
     for (const Setting& s : settings) ptrs.push_back(&s);
     {
       Stream stream;
-      gpu::DeviceBatch empty(gpu::DeviceBatch::Crossed{}, m, ptrs, MaskRun{&mask, 0, 0}, gpu::default_variant(m), stream);
+      gpu::DeviceBatch empty(gpu::DeviceBatch::Crossed{}, m, ptrs, CandidateRun{&mask, {}, {}, 0, 0}, gpu::default_variant(m), stream);
       CHECK(empty.size() == 0);
       const Mask nul = Mask::parse("?b");
-      CHECK_THROWS_AS(gpu::DeviceBatch(gpu::DeviceBatch::Crossed{}, m, ptrs, MaskRun{&nul, 0, 4}, gpu::default_variant(m), stream),
+      CHECK_THROWS_AS(gpu::DeviceBatch(gpu::DeviceBatch::Crossed{}, m, ptrs, CandidateRun{&nul, {}, {}, 0, 4}, gpu::default_variant(m), stream),
                       wk::Error);
     }
     for (const gpu::VariantInfo& info : gpu::variants(m)) {
@@ -618,7 +620,7 @@ TEST_CASE("GPU crossed batches: a mask's candidates made on the device match as 
 
 TEST_CASE("GPU CryptEngine::crypt_cross and audit with a mask's run equal the CPU engine", "[gpu][hash][audit]") {
   const Mask mask = Mask::parse("?1?d?d", {"xyZ"});  // 300 candidates
-  const MaskRun run{&mask, 11, 250};
+  const CandidateRun run{&mask, {}, {}, 11, 250};
   const std::vector<std::string> strings = mask_strings(mask, run.first, run.count);
   // Crossed (md5crypt, sha512crypt), paired (bcrypt, yescrypt) and libxcrypt (descrypt) accounts.
   const std::vector<std::pair<std::string, std::string>> accounts = {
@@ -652,6 +654,160 @@ TEST_CASE("GPU CryptEngine::crypt_cross and audit with a mask's run equal the CP
   CHECK(ga.matches[0].account == 0);
   CHECK(ga.matches[0].candidate == 100 + 1000 + 4321);
   CHECK(ga.matches[1].candidate == 77);
+  REQUIRE(ca.matches.size() == 2);
+  CHECK(ca.matches[0].candidate == ga.matches[0].candidate);
+  CHECK(ca.matches[1].candidate == ga.matches[1].candidate);
+}
+
+namespace {
+
+// Words and rules that use every rule function, with words at the edges: empty, one byte, bytes
+// >= 0x80 and control bytes (L and - make NUL bytes of them: rejected), 255 and 511 bytes (d and
+// $ go over 511: rejected).
+struct RuleCase {
+  std::vector<std::string> word_text;
+  std::vector<std::string_view> words;
+  std::vector<Rule> rules;
+  std::vector<std::string> made;  // Rule::apply's candidate per index, or "" when rejected
+  std::vector<bool> accepted;
+};
+
+Rule parsed_rule(std::string_view text) {
+  std::optional<Rule> rule = Rule::parse(text);
+  INFO("rule " << text);
+  REQUIRE(rule.has_value());
+  return *rule;
+}
+
+// Filled in place: the views point into word_text.
+void fill_rule_case(RuleCase& c) {
+  c.word_text = {"", "a", "p@ssW0rd", "p@ssW0rd w0rld-x", "\x01" "abc", "\x80\xff" "Ab", std::string(255, 'w'),
+                 std::string(511, 'v'), "abcdefghijklm"};
+  for (const std::string& w : c.word_text) c.words.push_back(w);
+  for (const char* text :
+       {":", "l", "u", "c", "C", "t", "T3", "r", "d", "p2", "f", "{", "}", "$1", "^1", "[", "]", "D3", "x04", "O12",
+        "i4!", "o3$", "'6", "ss$", "@s", "z2", "Z2", "q", "k", "K", "*34", "L0", "R2", "+2", "-0", ".1", ",1", "y2", "Y2",
+        "E", "e-", "TA", "xA2", "iB-", "<5", ">5", "_8", "!@", "/s", "(p", ")d", "=1@", "%2s", "pZ '5", "d d", "c $1 $2",
+        "sa@ so0 $!", "] ] ]", "'8", "$ $1", "s _", "OA2", "*0Z", "z9 Z9", "y9", "YZ", "pZ"})
+    c.rules.push_back(parsed_rule(text));
+  const auto source = rules_source(c.words, c.rules);
+  std::string out;
+  for (std::uint64_t i = 0; i < source->size(); ++i) {
+    const bool ok = source->get(i, out);
+    c.made.push_back(ok ? out : "");
+    c.accepted.push_back(ok);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU crossed batches: words through rules made on the device equal Rule::apply", "[gpu][hash][audit]") {
+  const bool sanitizer = wk::test::sanitizer_run();
+  RuleCase rc;
+  fill_rule_case(rc);
+  const std::uint64_t total = rc.made.size(), first = 5, count = total - 9;
+  const CandidateRun run{nullptr, rc.words, rc.rules, first, count};
+  std::size_t accepted = 0;
+  for (std::uint64_t j = 0; j < count; ++j) accepted += rc.accepted[first + j];
+  REQUIRE(accepted > count / 2);
+  REQUIRE(accepted < count);
+  // One md5crypt account per distinct candidate of the run (under the sanitizer every 16th), and
+  // one whose password no candidate is.
+  std::vector<std::string> passwords;
+  for (std::uint64_t j = 0; j < count; ++j)
+    if (rc.accepted[first + j] && std::find(passwords.begin(), passwords.end(), rc.made[first + j]) == passwords.end())
+      passwords.push_back(rc.made[first + j]);
+  if (sanitizer) {
+    std::vector<std::string> some;
+    for (std::size_t i = 0; i < passwords.size(); i += 16) some.push_back(passwords[i]);
+    passwords = some;
+  }
+  passwords.push_back("no candidate");
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::uint32_t a = 0; a < passwords.size(); ++a)
+    for (std::uint32_t j = 0; j < count; ++j)
+      if (rc.accepted[first + j] && rc.made[first + j] == passwords[a]) want.emplace_back(a, j);
+  std::mt19937 rng(61);
+  for (const auto& [m, tag] : {std::pair{Method::md5crypt, "$1$"}, {Method::sha256crypt, "$5$rounds=1000$"}}) {
+    if (sanitizer && m != Method::md5crypt) continue;
+    std::vector<std::string> hashes;
+    for (const std::string& pw : passwords) hashes.push_back(crypt_libxcrypt(tag + random_salt(rng, 8), pw).value());
+    std::vector<Setting> settings;
+    std::vector<std::string_view> expected;
+    for (const std::string& h : hashes) settings.push_back(*parse_setting(h).setting);
+    for (std::size_t a = 0; a < hashes.size(); ++a) expected.push_back(std::string_view(hashes[a]).substr(settings[a].prefix.size()));
+    std::vector<const Setting*> ptrs;
+    for (const Setting& s : settings) ptrs.push_back(&s);
+    for (const gpu::VariantInfo& info : gpu::variants(m)) {
+      if ((sanitizer || m != Method::md5crypt) && info.variant != gpu::default_variant(m)) continue;
+      CAPTURE(method_name(m), info.name);
+      Stream stream;
+      gpu::DeviceBatch batch(gpu::DeviceBatch::Crossed{}, m, ptrs, run, info.variant, stream);
+      CHECK(batch.size() == ptrs.size() * accepted);  // no jobs for the rejected candidates
+      batch.run(stream);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+      batch.matches(stream, expected, got);
+      CHECK(got == want);
+    }
+  }
+  // Every candidate rejected: an empty batch.
+  const std::vector<Rule> reject = {parsed_rule("_Z")};  // no word is 35 bytes long
+  Stream stream;
+  std::vector<Setting> one = {*parse_setting(crypt_libxcrypt("$1$abc", "x").value()).setting};
+  const std::vector<const Setting*> one_ptr = {&one[0]};
+  gpu::DeviceBatch none(gpu::DeviceBatch::Crossed{}, Method::md5crypt, one_ptr, CandidateRun{nullptr, rc.words, reject, 0, 7},
+                        gpu::default_variant(Method::md5crypt), stream);
+  CHECK(none.size() == 0);
+  none.run(stream);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+  none.matches(stream, {}, got);
+  CHECK(got.empty());
+}
+
+TEST_CASE("GPU CryptEngine::crypt_cross and audit with words through rules equal the CPU engine", "[gpu][hash][audit]") {
+  const std::vector<std::string_view> words = {"alpha", "beta", "gamma", "delta", "epsilon"};
+  std::vector<Rule> rules;
+  for (const char* text : {":", "c", "$1", ">5", "r", "so0 $!"}) rules.push_back(parsed_rule(text));
+  // Candidates 1 .. 27 of words x rules (index = word * 6 + rule); ">5" rejects "beta" (index 9).
+  const CandidateRun run{nullptr, words, rules, 1, 27};
+  std::vector<std::string> strings;
+  std::string one;
+  for (std::uint64_t j = 0; j < run.count; ++j) strings.push_back(run.get(j, one) ? one : std::string(600, 'x'));
+  // Crossed (md5crypt, sha512crypt), paired (bcrypt, yescrypt) and libxcrypt (descrypt) accounts.
+  const std::vector<std::pair<std::string, std::string>> accounts = {
+      {"$1$abcdefgh", "Gamma"},  {"$1$xy", "none"},         {"$6$rounds=1000$salt", "atled"},
+      {"$1$q", "alpha1"},        {"$2b$04$abcdefghijklmnopqrstuu", "Epsilon"},
+      {"ab", "beta1"},           {"$y$j75$abcdefgh", "delta"},
+      {"$5$rounds=1000$q", "alpha"},  // also candidate 0, before the run
+      {"$1$late", "epsil0n!"},        // candidate 29: after the run
+  };
+  std::vector<std::string> hashes;
+  for (const auto& [setting, pw] : accounts) hashes.push_back(crypt_libxcrypt(setting, pw).value());
+  const std::vector<std::string_view> hv = views_of(hashes), sv = views_of(strings);
+  CryptEngine gpu_engine(Backend::gpu), cpu_engine(Backend::cpu);
+  const CrossResult g = gpu_engine.crypt_cross({hv, {}, run});
+  const CrossResult cpu = cpu_engine.crypt_cross({hv, sv});
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::uint32_t a = 0; a < accounts.size(); ++a)
+    for (std::uint32_t j = 0; j < strings.size(); ++j)
+      if (strings[j] == accounts[a].second) want.emplace_back(a, j);
+  REQUIRE(want.size() == 8);  // delta twice (rules ":" and ">5")
+  CHECK(g.matches == want);
+  CHECK(cpu.matches == want);
+  CHECK(g.errors == cpu.errors);
+
+  // The audit: md5crypt accounts, slices small enough that a run spans several of them.
+  const auto source = rules_source(words, rules);
+  const std::vector<AuditAccount> two = {{"u", crypt_libxcrypt("$1$onehash", "epsil0n!").value()},
+                                         {"v", crypt_libxcrypt("$1$other", "Beta").value()}};
+  AuditOptions o;
+  o.slice_pairs = 8;
+  const AuditResult ga = audit(gpu_engine, two, *source, o);
+  const AuditResult ca = audit(cpu_engine, two, *source, o);
+  REQUIRE(ga.matches.size() == 2);
+  CHECK(ga.matches[0].account == 0);
+  CHECK(ga.matches[0].candidate == 4 * 6 + 5);
+  CHECK(ga.matches[1].candidate == 1 * 6 + 1);
   REQUIRE(ca.matches.size() == 2);
   CHECK(ca.matches[0].candidate == ga.matches[0].candidate);
   CHECK(ca.matches[1].candidate == ga.matches[1].candidate);

@@ -105,7 +105,7 @@ namespace {
 // candidates faulting in ~150 MB of fresh buffers took longer to build than the GPU took for it.
 struct Slice {
   std::uint64_t begin = 0, count = 0;
-  MaskRun mask;  // the candidates are a mask's run, made by the engine: no strings here
+  CandidateRun run;  // the candidates are a run, made by the engine: no strings here
   std::vector<std::string> bytes;      // the candidates made, back to back, per chunk of indices
   std::vector<std::vector<std::uint32_t>> ends;  // per chunk: (index in the chunk, end in bytes) pairs
   std::vector<std::uint64_t> made;    // the candidates the source made (indices from begin)
@@ -115,8 +115,8 @@ struct Slice {
   double seconds = 0;  // the engine's call, wall time
   std::future<void> done;
 
-  std::uint64_t candidate(std::uint32_t c) const { return begin + (mask.mask ? c : made[c]); }
-  std::size_t pairs() const { return open.size() * (mask.mask ? std::size_t(mask.count) : made.size()); }
+  std::uint64_t candidate(std::uint32_t c) const { return begin + (run.empty() ? made[c] : c); }
+  std::size_t pairs() const { return open.size() * (run.empty() ? made.size() : std::size_t(run.count)); }
   void wipe_bytes() {
     if (done.valid()) done.wait();  // the call reads this slice's vectors
     parallel_for(bytes.size(), 64, [&](std::size_t b, std::size_t e) {
@@ -130,7 +130,7 @@ struct Slice {
   void reset() {
     wipe_bytes();
     for (auto& e : ends) e.clear();
-    mask = {};
+    run = {};
     open.clear();
     hashes.clear();
     result = {};
@@ -184,11 +184,12 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
       Slice& z = *sl;
       z.begin = build_at;
       z.count = std::min<std::uint64_t>(size - build_at, std::max<std::size_t>(1, slice_pairs / open.size()));
-      // A run of one mask's candidates goes to the engine as it is (made on the GPU for the methods
-      // of crossed batches); the slice ends where the run does (an --increment length).
-      z.mask = source.mask_run(build_at, z.count);
-      if (z.mask.mask) {
-        z.count = z.mask.count;
+      // A run of candidates (a mask's, or words through rules) goes to the engine as it is (made on
+      // the GPU for the methods of crossed batches); the slice ends where the run does (an
+      // --increment length, a word too long for the GPU).
+      z.run = source.candidate_run(build_at, z.count);
+      if (!z.run.empty()) {
+        z.count = z.run.count;
       } else {
         // On all cores, with no string per candidate: with few accounts open a slice holds
         // millions of them (md5crypt's kernel crosses ~70 M pairs/s). Each chunk of indices
@@ -251,7 +252,7 @@ AuditResult audit(CryptEngine& engine, std::span<const AuditAccount> accounts, c
           nvtx::Range r("audit slice", nvtx::Color::compute, std::int64_t(z.begin));
           const auto t0 = std::chrono::steady_clock::now();
           z.result = engine.crypt_cross(
-              {z.hashes, z.mask.mask ? std::span<const std::string_view>() : std::span<const std::string_view>(z.words), z.mask});
+              {z.hashes, z.run.empty() ? std::span<const std::string_view>(z.words) : std::span<const std::string_view>(), z.run});
           z.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         });
       flight.push_back(std::move(sl));

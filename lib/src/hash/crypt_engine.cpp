@@ -323,18 +323,18 @@ void CryptEngine::crypt_fresh(const FreshJobs& jobs, char* out, std::size_t stri
 
 CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& progress) {
   const std::span<const std::string_view> hashes = jobs.hashes;
-  const MaskRun& mask = jobs.mask;
-  if (mask.mask && (mask.count > UINT32_MAX || mask.mask->makes_nul()))
-    throw Error(ErrorCategory::internal, "crypt_cross: a mask run of 2^32 candidates or more, or with NUL bytes");
+  const CandidateRun& run = jobs.run;
+  if (!run.empty() && (run.count > UINT32_MAX || (run.mask && run.mask->makes_nul())))
+    throw Error(ErrorCategory::internal, "crypt_cross: a run of 2^32 candidates or more, or a mask with NUL bytes");
   CrossResult result;
   result.errors.assign(hashes.size(), {});
   // The candidates crypt(3) takes as strings, checked on all cores: the caller's (audit's are
   // all usable), or those kept (cand_index: their numbers; empty when every one is kept). A
-  // mask's are made as strings below only for the methods that take no crossed batches.
+  // run's are made as strings below only for the methods that take no crossed batches.
   std::span<const std::string_view> candidates;
   std::vector<std::string_view> kept;
   std::vector<std::uint32_t> cand_index;
-  if (!mask.mask) {
+  if (run.empty()) {
     const std::span<const std::string_view> given = jobs.candidates;
     std::atomic<bool> all_taken{true};
     parallel_for(given.size(), 1 << 14, [&](std::size_t b, std::size_t e) {
@@ -378,29 +378,37 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
       paired[std::size_t(mod->id)].push_back(std::uint32_t(a));
     }
   }
-  std::vector<std::string> mask_text;
+  std::vector<std::string> run_text;
   const bool strings_needed = !cpu.empty() || std::any_of(paired.begin(), paired.end(), [](const auto& g) { return !g.empty(); });
-  if (mask.mask && strings_needed) {
-    const std::size_t len = mask.mask->length();
-    mask_text.resize(std::size_t(mask.count));
-    parallel_for(mask_text.size(), 4096, [&](std::size_t b, std::size_t e) {
-      for (std::size_t c = b; c < e; ++c) {
-        mask_text[c].resize(len);
-        mask.mask->candidate(mask.first + c, mask_text[c].data());
-      }
+  if (!run.empty() && strings_needed) {
+    run_text.resize(std::size_t(run.count));
+    std::vector<char> made(run_text.size(), 0);
+    parallel_for(run_text.size(), 4096, [&](std::size_t b, std::size_t e) {
+      for (std::size_t c = b; c < e; ++c) made[c] = run.get(c, run_text[c]);
     });
-    kept.assign(mask_text.begin(), mask_text.end());
+    const bool all_made = std::all_of(made.begin(), made.end(), [](char x) { return x != 0; });
+    for (std::size_t c = 0; c < run_text.size(); ++c)
+      if (made[c]) {
+        kept.push_back(run_text[c]);
+        if (!all_made) cand_index.push_back(std::uint32_t(c));
+      }
     candidates = kept;
   }
-  const std::size_t m = mask.mask ? std::size_t(mask.count) : candidates.size();
-  std::size_t tried = cpu.size();
+  // Candidates per account: the run's on the device (crossed), the strings elsewhere.
+  const std::size_t m = candidates.size(), m_crossed = run.empty() ? m : std::size_t(run.count);
+  std::size_t tried = cpu.size(), as_strings = cpu.size();
   for (const auto& group : crossed) tried += group.size();
-  for (const auto& group : paired) tried += group.size();
-  std::atomic<std::size_t> done{(hashes.size() - tried) * m};
+  for (const auto& group : paired) {
+    tried += group.size();
+    as_strings += group.size();
+  }
+  // Pairs done at once: those of accounts not tried, and of a run's candidates a rule rejected.
+  std::atomic<std::size_t> done{(hashes.size() - tried) * m_crossed + (run.empty() ? 0 : as_strings * (m_crossed - m))};
   std::mutex found_mutex;
-  auto found = [&](std::uint32_t a, std::uint32_t c) {
+  // c: a string's number in `candidates`, or (crossed) the candidate's number as the caller's.
+  auto found = [&](std::uint32_t a, std::uint32_t c, bool crossed_number = false) {
     std::lock_guard lock(found_mutex);
-    result.matches.emplace_back(a, cand_index.empty() ? c : cand_index[c]);
+    result.matches.emplace_back(a, cand_index.empty() || crossed_number ? c : cand_index[c]);
   };
   const auto cpu_rejected = std::make_unique<std::atomic<bool>[]>(cpu.size());
   std::future<void> cpu_part = std::async(std::launch::async, [&] {
@@ -422,7 +430,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
     };
     for (std::size_t id = 0; id < crossed.size(); ++id) {
       const std::vector<std::uint32_t>& group = crossed[id];
-      if (group.empty() || m == 0) continue;
+      if (group.empty() || m_crossed == 0) continue;
       std::vector<const Setting*> settings;
       std::vector<std::string_view> expected;
       for (const std::uint32_t a : group) {
@@ -430,9 +438,9 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
         expected.push_back(hashes[a].substr(parsed[a]->prefix.size()));
       }
       std::vector<std::pair<std::uint32_t, std::uint32_t>> matches;
-      const GpuSet::Lease lease(*gpus, group.size() * m);
-      lease.runner().run_cross(Method(id), settings, expected, candidates, mask, matches, report);
-      for (const auto& [a, c] : matches) found(group[a], c);
+      const GpuSet::Lease lease(*gpus, group.size() * m_crossed);
+      lease.runner().run_cross(Method(id), settings, expected, candidates, run, matches, report);
+      for (const auto& [a, c] : matches) found(group[a], c, !run.empty());
     }
     for (const std::vector<std::uint32_t>& group : paired) {
       if (group.empty() || m == 0) continue;
@@ -450,7 +458,7 @@ CrossResult CryptEngine::crypt_cross(const CrossJobs& jobs, const ProgressFn& pr
     gpu_error = std::current_exception();
   }
   wait_reporting(cpu_part, done, progress);
-  for (std::string& c : mask_text) wipe(c);
+  for (std::string& c : run_text) wipe(c);
   if (gpu_error) std::rethrow_exception(gpu_error);
   for (std::size_t k = 0; k < cpu.size(); ++k)
     if (cpu_rejected[k]) result.errors[cpu[k]] = kLibxcryptRejected;

@@ -31,12 +31,14 @@ class Rule {
   // a result longer than kMaxCandidateBytes or containing a NUL byte).
   bool apply(std::string_view word, std::string& out) const;
   const std::string& text() const noexcept { return text_; }
-
- private:
+  // Its functions in order: what the GPU's copy of the rule holds.
   struct Op {
     char fn = ':';
     unsigned char a = 0, b = 0;  // numeric positions or characters, by function
   };
+  std::span<const Op> ops() const noexcept { return ops_; }
+
+ private:
   std::string text_;
   std::vector<Op> ops_;
 };
@@ -72,12 +74,28 @@ class Mask {
   std::uint64_t size_ = 1;
 };
 
-// Consecutive candidates of one mask: its candidates [first, first + count), none with a NUL byte.
-// What an engine that makes the candidates where it hashes them (on the GPU) takes instead of
-// strings.
-struct MaskRun {
-  const Mask* mask = nullptr;  // null: no run
+// Consecutive candidates of one source that an engine can make where it hashes them (on the GPU)
+// instead of taking strings, one of two kinds:
+// - a mask's candidates [first, first + count), none with a NUL byte (mask set);
+// - words through rules (rules not empty): candidate first + j is rules[(first + j) % R] applied
+//   to words[(first + j) / R], R = rules.size(), each word at most kMaxCandidateBytes long; one a
+//   rule rejects makes no candidate.
+struct CandidateRun {
+  const Mask* mask = nullptr;
+  std::span<const std::string_view> words;
+  std::span<const Rule> rules;
   std::uint64_t first = 0, count = 0;
+
+  bool empty() const noexcept { return mask == nullptr && rules.empty(); }
+  // Candidates [first + begin, first + begin + n) of the same kind.
+  CandidateRun part(std::uint64_t begin, std::uint64_t n) const {
+    CandidateRun r = *this;
+    r.first += begin;
+    r.count = n;
+    return r;
+  }
+  // Candidate first + j into `out`; false when a rule rejects it.
+  bool get(std::uint64_t j, std::string& out) const;
 };
 
 // An indexable stream of candidates.
@@ -89,10 +107,11 @@ class CandidateSource {
   // rejected the word): it is skipped and still counts as done. The audit calls it from several
   // threads at once, for different indices.
   virtual bool get(std::uint64_t index, std::string& out) const = 0;
-  // When candidates [index, index + n) are a mask's consecutive candidates, all usable, for some
-  // n >= 1: the longest such run of at most `limit` (>= 1) candidates, the mask owned by this
-  // source; else no run. Candidate index + j is then what the mask makes of run.first + j.
-  virtual MaskRun mask_run(std::uint64_t index, std::uint64_t limit) const {
+  // When candidates [index, index + n) are a run (CandidateRun) for some n >= 1: the longest such
+  // run of at most `limit` (>= 1) candidates, its mask, words and rules owned by this source; else
+  // an empty run. Candidate index + j is then the run's candidate j. A mask's run ends where its
+  // length does (--increment).
+  virtual CandidateRun candidate_run(std::uint64_t index, std::uint64_t limit) const {
     (void)index;
     (void)limit;
     return {};

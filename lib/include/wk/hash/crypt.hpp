@@ -54,13 +54,14 @@ struct FreshJobs {
 // Accounts crossed with candidates (an audit's slice): whether crypt(candidate, hash) == hash for
 // every pair, with no object per pair. Each hash is parsed once; on the GPU, md5crypt's and
 // sha-crypt's pairs are made and compared on the device, and only the matches come back.
-// The candidates are strings, or a run of a mask's (mask.mask set; `candidates` then unused):
-// candidate j is what the mask makes of mask.first + j, made on the device for md5crypt and
-// sha-crypt -- nothing per candidate on the host -- and as strings for the other methods.
+// The candidates are strings, or a run (`run` not empty; `candidates` then unused): candidate j
+// is the run's candidate j -- a mask's, or a word through a rule --, made on the device for
+// md5crypt and sha-crypt (nothing per candidate on the host) and as strings for the other
+// methods. A run's candidate that a rule rejects matches nothing.
 struct CrossJobs {
   std::span<const std::string_view> hashes;      // crypt strings, each its own setting
   std::span<const std::string_view> candidates;  // one check_password rejects matches nothing
-  MaskRun mask;                                  // count < 2^32
+  CandidateRun run;                              // count < 2^32
 };
 struct CrossResult {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> matches;  // (hash, candidate), sorted

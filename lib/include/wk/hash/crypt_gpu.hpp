@@ -97,9 +97,11 @@ class DeviceBatch {
   struct Crossed {};
   DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, std::span<const std::string_view> candidates,
               Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
-  // The same with a run of a mask's candidates (none with a NUL byte), made on the device: only
-  // the mask's charsets are uploaded. Candidate j is the mask's candidate candidates.first + j.
-  DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, const MaskRun& candidates,
+  // The same with a run of candidates made on the device, candidate j the run's candidate j: a
+  // mask's (only its charsets are uploaded) or words through rules (the words and rules are
+  // uploaded; the rules are applied on the device, and a candidate a rule rejects makes no jobs,
+  // so size() may be less than accounts x count).
+  DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, const CandidateRun& candidates,
               Variant variant, cudaStream_t stream, PinnedPool* pool = nullptr);
   ~DeviceBatch();
   DeviceBatch(const DeviceBatch&) = delete;

@@ -1,8 +1,11 @@
 // Word-mangling rules: the functions John the Ripper and hashcat share (hashcat's letter names and
 // argument order), written from hashcat's documented behaviour. A position or count is one
 // character, 0-9 then A-Z for 10-35; a position beyond the word leaves the word unchanged (hashcat),
-// while the reject functions < > _ ! / ( ) = % drop the word.
+// while the reject functions < > _ ! / ( ) = % drop the word. This file parses rules; what each
+// function does is in hash/hd/rules.hpp, which the GPU runs as well.
 #include "wk/hash/candidates.hpp"
+
+#include "hash/hd/rules.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -49,97 +52,6 @@ std::string shown(char c) {
   return std::string{'\'', '\\', 'x', kHex[u >> 4], kHex[u & 15], '\''};
 }
 
-// Case changes are ASCII only, as in hashcat: bytes >= 0x80 belong to no known encoding here.
-bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
-bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
-char to_lower(char c) { return is_upper(static_cast<unsigned char>(c)) ? static_cast<char>(c + 32) : c; }
-char to_upper(char c) { return is_lower(static_cast<unsigned char>(c)) ? static_cast<char>(c - 32) : c; }
-char toggled(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return is_lower(u) ? to_upper(c) : is_upper(u) ? to_lower(c) : c;
-}
-
-void lower_all(std::string& w) { std::transform(w.begin(), w.end(), w.begin(), to_lower); }
-void upper_all(std::string& w) { std::transform(w.begin(), w.end(), w.begin(), to_upper); }
-
-// The word followed by `times` more copies of itself (d, pN).
-void append_copies(std::string& w, std::size_t times) {
-  const std::size_t n = w.size();
-  w.reserve(n * (times + 1));
-  for (std::size_t k = 0; k < times; ++k) w.append(w.data(), n);
-}
-
-// Lowercase, then uppercase the first letter and every letter after `separator` (E, eX).
-void title_case(std::string& w, char separator) {
-  lower_all(w);
-  for (std::size_t i = 0; i < w.size(); ++i)
-    if (i == 0 || w[i - 1] == separator) w[i] = to_upper(w[i]);
-}
-
-// One function applied to `w` in place; false when it rejects the word.
-bool mangle(char fn, unsigned char a, unsigned char b, std::string& w) {
-  const std::size_t n = w.size();
-  const char x = static_cast<char>(a), y = static_cast<char>(b);
-  switch (fn) {
-    case ':': break;
-    case 'l': lower_all(w); break;
-    case 'u': upper_all(w); break;
-    case 'c': lower_all(w); if (n) w[0] = to_upper(w[0]); break;
-    case 'C': upper_all(w); if (n) w[0] = to_lower(w[0]); break;
-    case 't': std::transform(w.begin(), w.end(), w.begin(), toggled); break;
-    case 'T': if (a < n) w[a] = toggled(w[a]); break;
-    case 'r': std::reverse(w.begin(), w.end()); break;
-    case 'd': append_copies(w, 1); break;
-    case 'p': append_copies(w, a); break;
-    case 'f': w.resize(2 * n); std::reverse_copy(w.begin(), w.begin() + n, w.begin() + n); break;
-    case '{': if (n) std::rotate(w.begin(), w.begin() + 1, w.end()); break;
-    case '}': if (n) std::rotate(w.begin(), w.end() - 1, w.end()); break;
-    case '$': w.push_back(x); break;
-    case '^': w.insert(w.begin(), x); break;
-    case '[': if (n) w.erase(0, 1); break;
-    case ']': if (n) w.pop_back(); break;
-    case 'D': if (a < n) w.erase(a, 1); break;
-    case 'x': if (a < n && a + b <= n) w = w.substr(a, b); break;
-    case 'O': if (a < n && a + b <= n) w.erase(a, b); break;
-    case 'i': if (a <= n) w.insert(w.begin() + a, y); break;
-    case 'o': if (a < n) w[a] = y; break;
-    case '\'': if (a < n) w.resize(a); break;
-    case 's': std::replace(w.begin(), w.end(), x, y); break;
-    case '@': w.erase(std::remove(w.begin(), w.end(), x), w.end()); break;
-    case 'z': if (n) w.insert(0, a, w[0]); break;
-    case 'Z': if (n) w.append(a, w[n - 1]); break;
-    case 'q':
-      w.resize(2 * n);
-      for (std::size_t i = n; i-- > 0;) w[2 * i] = w[2 * i + 1] = w[i];
-      break;
-    case 'k': if (n >= 2) std::swap(w[0], w[1]); break;
-    case 'K': if (n >= 2) std::swap(w[n - 2], w[n - 1]); break;
-    case '*': if (a < n && b < n) std::swap(w[a], w[b]); break;
-    case 'L': if (a < n) w[a] = static_cast<char>(static_cast<unsigned char>(w[a]) << 1); break;
-    case 'R': if (a < n) w[a] = static_cast<char>(static_cast<unsigned char>(w[a]) >> 1); break;
-    case '+': if (a < n) w[a] = static_cast<char>(static_cast<unsigned char>(w[a]) + 1); break;
-    case '-': if (a < n) w[a] = static_cast<char>(static_cast<unsigned char>(w[a]) - 1); break;
-    case '.': if (a + 1u < n) w[a] = w[a + 1]; break;
-    case ',': if (a >= 1 && a < n) w[a] = w[a - 1]; break;
-    case 'y': if (a <= n) w.insert(0, w, 0, a); break;
-    case 'Y': if (a <= n) w.append(w, n - a, a); break;
-    case 'E': title_case(w, ' '); break;
-    case 'e': title_case(w, x); break;
-    // Reject functions: the word goes on unchanged or not at all.
-    case '<': return n <= a;
-    case '>': return n >= a;
-    case '_': return n == a;
-    case '!': return w.find(x) == std::string::npos;
-    case '/': return w.find(x) != std::string::npos;
-    case '(': return n && w[0] == x;
-    case ')': return n && w[n - 1] == x;
-    case '=': return a < n && w[a] == y;
-    case '%': return static_cast<std::size_t>(std::count(w.begin(), w.end(), y)) >= a;
-    default: return false;  // parse() admits no other function
-  }
-  return true;
-}
-
 }  // namespace
 
 std::optional<Rule> Rule::parse(std::string_view text, std::string* error) {
@@ -181,15 +93,12 @@ std::optional<Rule> Rule::parse(std::string_view text, std::string* error) {
 }
 
 bool Rule::apply(std::string_view word, std::string& out) const {
+  // A word longer than any candidate may still become one ("'8" cuts it): the buffer holds it.
   out.assign(word);
-  for (const Op& op : ops_) {
-    if (!mangle(op.fn, op.a, op.b, out)) return false;
-    // Checked after every function, not only at the end: a step that makes more than any candidate
-    // may have rejects the word even where a later function would cut it back ("p9 '8"), which
-    // bounds what repeated duplications can allocate.
-    if (out.size() > kMaxCandidateBytes) return false;
-  }
-  return out.size() <= kMaxCandidateBytes && out.find('\0') == std::string::npos;
+  out.resize(std::max<std::size_t>(word.size(), kMaxCandidateBytes + 1));
+  const int n = hd::apply_rule(ops_.data(), int(ops_.size()), reinterpret_cast<std::uint8_t*>(out.data()), int(word.size()));
+  out.resize(n < 0 ? 0 : std::size_t(n));
+  return n >= 0;
 }
 
 std::vector<Rule> parse_rules(std::span<const std::string_view> lines,

@@ -41,6 +41,20 @@ class RulesSource final : public CandidateSource {
   bool get(std::uint64_t index, std::string& out) const override {
     return rules_[index % rules_.size()].apply(words_[index / rules_.size()], out);
   }
+  // The words of the run must fit the GPU's candidate buffer: a run stops before a longer word
+  // (which a rule might still cut to a candidate; those few go as strings).
+  CandidateRun candidate_run(std::uint64_t index, std::uint64_t limit) const override {
+    if (index >= size()) return {};
+    const std::uint64_t r = rules_.size(), end = index + std::min(limit, size() - index);
+    std::uint64_t stop = index;
+    while (stop < end) {
+      const std::uint64_t w = stop / r;
+      if (words_[w].size() > kMaxCandidateBytes) break;
+      stop = std::min(end, (w + 1) * r);
+    }
+    if (stop == index) return {};
+    return {nullptr, words_, rules_, index, stop - index};
+  }
 
  private:
   std::span<const std::string_view> words_;
@@ -69,11 +83,11 @@ class MaskSource final : public CandidateSource {
     }
     return false;  // index >= size(): the caller's mistake, but no candidate either
   }
-  MaskRun mask_run(std::uint64_t index, std::uint64_t limit) const override {
+  CandidateRun candidate_run(std::uint64_t index, std::uint64_t limit) const override {
     for (const Mask& m : masks_) {
       if (index < m.size()) {
         if (m.makes_nul()) return {};
-        return {&m, index, std::min(limit, m.size() - index)};
+        return {&m, {}, {}, index, std::min(limit, m.size() - index)};
       }
       index -= m.size();
     }
@@ -91,9 +105,9 @@ class RangeSource final : public CandidateSource {
       : source_(source), begin_(std::min(begin, source.size())), end_(std::clamp(end, begin_, source.size())) {}
   std::uint64_t size() const override { return end_ - begin_; }
   bool get(std::uint64_t index, std::string& out) const override { return source_.get(begin_ + index, out); }
-  MaskRun mask_run(std::uint64_t index, std::uint64_t limit) const override {
+  CandidateRun candidate_run(std::uint64_t index, std::uint64_t limit) const override {
     if (index >= size()) return {};
-    return source_.mask_run(begin_ + index, std::min(limit, size() - index));
+    return source_.candidate_run(begin_ + index, std::min(limit, size() - index));
   }
 
  private:
@@ -126,6 +140,16 @@ class HybridSource final : public CandidateSource {
 };
 
 }  // namespace
+
+bool CandidateRun::get(std::uint64_t j, std::string& out) const {
+  const std::uint64_t index = first + j;
+  if (mask) {
+    out.resize(mask->length());
+    mask->candidate(index, out.data());
+    return true;
+  }
+  return rules[index % rules.size()].apply(words[index / rules.size()], out);
+}
 
 std::unique_ptr<CandidateSource> range_source(const CandidateSource& source, std::uint64_t begin, std::uint64_t end) {
   return std::make_unique<RangeSource>(source, begin, end);

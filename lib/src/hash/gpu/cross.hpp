@@ -55,6 +55,43 @@ struct CrossJobArrays {
 
 void launch_cross_expand(const CrossInput& in, const CrossJobArrays& jobs, cudaStream_t stream);
 
+// One function of a rule on the device (hd::apply_rule's Op).
+struct RuleOp {
+  std::uint8_t fn = ':', a = 0, b = 0, unused = 0;
+};
+
+// Words through rules on the device (a CandidateRun of rules): candidate j < count is rule
+// (first + j) % rules applied to word (first + j) / rules - first / rules of `words`.
+struct RuleInput {
+  const std::uint8_t* words = nullptr;     // the run's words, back to back
+  const std::uint32_t* word_at = nullptr;  // word i is words[word_at[i], word_at[i + 1])
+  const RuleOp* ops = nullptr;             // every rule's functions, back to back
+  const std::uint32_t* rule_at = nullptr;  // rule r is ops[rule_at[r], rule_at[r + 1])
+  std::uint64_t first = 0;
+  std::uint32_t count = 0, rules = 0;
+};
+
+// Lengths a candidate may have: 0 .. hd::kMaxRuleBytes.
+inline constexpr int kRuleLengths = 512;
+
+// Pass 1: len[j] = candidate j's length, or 0xffff when a rule rejects it; hist[L] += the
+// candidates of length L (hist: kRuleLengths counters, zeroed by the caller).
+void launch_rule_lengths(const RuleInput& in, std::uint16_t* len, std::uint32_t* hist, cudaStream_t stream);
+
+// Pass 2: the candidates sorted by length, as CrossInput's strings. For length L, c0[L] is the
+// first sorted index and byte0[L] the first byte of its run (each candidate L bytes); cursor holds
+// kRuleLengths zeroed counters. Within a length the order is the device's (the pairs carry each
+// job's candidate number, so nothing depends on it).
+struct RulePlacement {
+  const std::uint32_t* c0 = nullptr;
+  const std::uint32_t* byte0 = nullptr;
+  std::uint32_t* cursor = nullptr;
+  std::uint8_t* cand = nullptr;
+  std::uint32_t* cand_at = nullptr;
+  std::uint32_t* cand_index = nullptr;
+};
+void launch_rule_place(const RuleInput& in, const std::uint16_t* len, const RulePlacement& out, cudaStream_t stream);
+
 // For every job p whose stride bytes of hash characters at out + p * stride equal those of its
 // account (expected + pair[2p] * stride; both zero-padded), appends (account, candidate) to
 // `matches` at the position atomicAdd(count, 1) gives. `matches` holds n entries.

@@ -241,7 +241,7 @@ DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const>
   impl_->init(src, variant, stream, pool);
 }
 
-DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, const MaskRun& candidates,
+DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const> accounts, const CandidateRun& candidates,
                          Variant variant, cudaStream_t stream, PinnedPool* pool)
     : impl_(std::make_unique<Impl>()) {
   nvtx::Range r("pack crossed", nvtx::Color::transfer, std::int64_t(accounts.size() * candidates.count));
@@ -249,8 +249,8 @@ DeviceBatch::DeviceBatch(Crossed, Method method, std::span<const Setting* const>
     throw Error(ErrorCategory::internal, "DeviceBatch: a mask whose candidates may hold a NUL byte");
   JobSource src;
   src.method = method;
-  if (!accounts.empty() && candidates.mask && candidates.count) {  // else no jobs: an empty batch
-    src.mask = candidates;
+  if (!accounts.empty() && !candidates.empty() && candidates.count) {  // else no jobs: an empty batch
+    src.run = candidates;
     src.accounts = accounts;
   }
   impl_->init(src, variant, stream, pool);

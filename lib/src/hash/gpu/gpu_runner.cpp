@@ -261,11 +261,11 @@ void Runner::run(std::span<const PreparedJob> jobs, std::span<std::string> out,
 }
 
 void Runner::run_cross(Method m, std::span<const Setting* const> accounts, std::span<const std::string_view> expected,
-                       std::span<const std::string_view> candidates, const MaskRun& mask,
+                       std::span<const std::string_view> candidates, const CandidateRun& run,
                        std::vector<std::pair<std::uint32_t, std::uint32_t>>& matches,
                        const std::function<void(std::size_t)>& progress) {
   matches.clear();
-  const std::size_t count = mask.mask ? std::size_t(mask.count) : candidates.size();
+  const std::size_t count = run.empty() ? candidates.size() : std::size_t(run.count);
   if (accounts.empty() || count == 0) return;
   WK_CUDA_CHECK(cudaSetDevice(device_));
   impl_->start_check(std::span<const Method>(&m, 1));
@@ -282,10 +282,10 @@ void Runner::run_cross(Method m, std::span<const Setting* const> accounts, std::
       nvtx::Range r(method_name(m), nvtx::Color::compute, std::int64_t(c0));
       const std::span<const Setting* const> accs = accounts.subspan(a0, na);
       const std::unique_ptr<DeviceBatch> batch =
-          mask.mask ? std::make_unique<DeviceBatch>(DeviceBatch::Crossed{}, m, accs, MaskRun{mask.mask, mask.first + c0, nc},
-                                                    default_variant(m), stream, &impl_->pinned)
-                    : std::make_unique<DeviceBatch>(DeviceBatch::Crossed{}, m, accs, candidates.subspan(c0, nc),
-                                                    default_variant(m), stream, &impl_->pinned);
+          run.empty() ? std::make_unique<DeviceBatch>(DeviceBatch::Crossed{}, m, accs, candidates.subspan(c0, nc),
+                                                      default_variant(m), stream, &impl_->pinned)
+                      : std::make_unique<DeviceBatch>(DeviceBatch::Crossed{}, m, accs, run.part(c0, nc),
+                                                      default_variant(m), stream, &impl_->pinned);
       impl_->confirm(m);  // the first batch was packed while the check ran
       run_batch(*batch, stream, na * nc, progress);
       batch->matches(stream, expected.subspan(a0, na), found);

@@ -45,11 +45,12 @@ class Runner {
   void run_fresh(const HashOptions& options, std::string_view settings, std::span<const std::string_view> passwords,
                  char* out, std::size_t stride, const std::function<void(std::size_t)>& progress);
   // Accounts of one method whose batches take crossed jobs (GpuMethod::crossed) crossed with
-  // candidates (checked), or with a mask's run when mask.mask is set (made on the device;
-  // `candidates` unused): the (account, candidate) pairs whose hash characters equal
-  // expected[account], sorted, into `matches`; compared on the device. progress(n): n more pairs.
+  // candidates (checked), or with a run of candidates when `run` is not empty (made on the
+  // device; `candidates` unused): the (account, candidate) pairs whose hash characters equal
+  // expected[account], sorted, into `matches`; compared on the device. progress(n): n more pairs
+  // (a run's candidates that a rule rejects count as done).
   void run_cross(Method method, std::span<const Setting* const> accounts, std::span<const std::string_view> expected,
-                 std::span<const std::string_view> candidates, const MaskRun& mask,
+                 std::span<const std::string_view> candidates, const CandidateRun& run,
                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& matches,
                  const std::function<void(std::size_t)>& progress);
   // Waits for the device (the wipes finished batches queued: CryptEngine::finish).

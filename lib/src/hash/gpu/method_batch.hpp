@@ -27,21 +27,21 @@ namespace wk::hash::gpu {
 // Where a batch's jobs come from: a parsed Setting per job, fixed-size records of fresh settings
 // of one HashOptions (wk-hash hash), read in place -- no object per job --, or accounts crossed
 // with candidates (audit): job a * candidates() + c in the caller's numbering is candidate c
-// (passwords[c], or the mask's candidate mask.first + c) under accounts[a], and the device batch
-// makes the pairs itself (GpuMethod::crossed).
+// (passwords[c], or the run's candidate c) under accounts[a], and the device batch makes the pairs
+// itself (GpuMethod::crossed).
 struct JobSource {
   Method method = Method::other;
   std::span<const std::string_view> passwords;
   std::span<const Setting* const> settings;  // parsed settings; empty for records
   std::span<const Setting* const> accounts;  // crossed: the accounts' parsed settings
-  MaskRun mask;                              // crossed: the candidates, when not `passwords`
+  CandidateRun run;                          // crossed: the candidates, when not `passwords`
   std::string_view records;                  // records: passwords.size() * record_bytes bytes
   std::size_t record_bytes = 0, salt_at = 0, salt_chars = 0;
   std::uint32_t rounds = 0;  // records: every job's round count (bcrypt: the cost)
   char variant = 0;          // records: every job's variant letter (bcrypt)
 
   bool crossed() const noexcept { return !accounts.empty(); }
-  std::size_t candidates() const noexcept { return mask.mask ? std::size_t(mask.count) : passwords.size(); }
+  std::size_t candidates() const noexcept { return run.empty() ? passwords.size() : std::size_t(run.count); }
   std::size_t size() const noexcept { return crossed() ? accounts.size() * candidates() : passwords.size(); }
   bool parsed() const noexcept { return !settings.empty() || records.empty(); }
   // The salt's characters as the setting has them (md5crypt, sha-crypt: the salt used; records:
@@ -104,7 +104,8 @@ class MethodBatch {
   // Packs the jobs into core.staging in the method's order (core.order), queues their uploads on
   // core.stream and allocates what the launches need. core.d_out exists already. Crossed jobs
   // (only for a GpuMethod with `crossed`): the candidates and accounts are uploaded once each,
-  // the per-job arrays and core.d_pair made on the device; core.order stays empty.
+  // the per-job arrays and core.d_pair made on the device; core.order stays empty. A run of
+  // words through rules makes no jobs of the candidates its rules reject: pack lowers core.n.
   virtual void pack(const JobSource& src) = 0;
   // DeviceBatch::set_launch_limits: each method takes the limit that applies to it (0: default).
   virtual void set_launch_limits(std::uint32_t rounds_per_launch, std::uint64_t iterations_per_launch) = 0;

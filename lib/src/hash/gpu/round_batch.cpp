@@ -156,7 +156,15 @@ class RoundMethodBatch final : public MethodBatch {
   DeviceBuffer<std::uint32_t> d_cand_at_, d_cand_index_, d_acc_rounds_, d_acc_index_;
   DeviceBuffer<CrossBlock> d_blocks_;
   DeviceBuffer<uint2> d_mask_sets_;  // a mask's candidates: per position, its charset in d_cand_
+  // Words through rules: the run's words and rules, each candidate's length, and per length a
+  // count, then a cursor, the first sorted index and the first byte (4 x kRuleLengths words).
+  DeviceBuffer<std::uint8_t> d_words_;
+  DeviceBuffer<std::uint32_t> d_word_at_, d_rule_at_, d_rule_table_;
+  DeviceBuffer<RuleOp> d_rule_ops_;
+  DeviceBuffer<std::uint16_t> d_rule_len_;
   void pack_cross(const JobSource& src);
+  // The run's rules applied on the device (pass 1): the candidates of each length, counted.
+  std::vector<std::uint32_t> rule_lengths(const CandidateRun& run, RuleInput& in);
   // pack's last step: the round state, sequences and templates allocated, sha_ filled.
   void allocate_rounds(std::size_t pw_total, std::size_t tmpl_words);
 
@@ -357,18 +365,34 @@ void RoundMethodBatch::allocate_rounds(std::size_t pw_total, std::size_t tmpl_wo
 // the device. A mask's candidates are not touched at all: the device makes them from the mask.
 void RoundMethodBatch::pack_cross(const JobSource& src) {
   const std::span<const std::string_view> cands = src.passwords;
-  const Mask* const mask = src.mask.mask;  // else the candidates are strings
+  const Mask* const mask = src.run.mask;       // a mask's candidates, made on the device
+  const bool rules = !src.run.rules.empty();   // words through rules, made on the device
   const std::span<const Setting* const> accs = src.accounts;
-  const std::size_t m = src.candidates(), k = accs.size(), n = core_.n;
+  std::size_t m = src.candidates();
+  const std::size_t k = accs.size();
   const bool reference = core_.variant == Variant::reference;
   // The candidates' length groups in sorted order: strings by length (cand[c]: the caller's number
-  // of sorted candidate c), a mask's candidates all of its length, in the caller's order.
+  // of sorted candidate c), a mask's candidates all of its length, in the caller's order, and
+  // rules' by length as the device counted them.
   struct LengthRun {
     std::uint32_t c0 = 0, count = 0, pl = 0;
   };
   std::vector<LengthRun> lengths;
   std::vector<std::uint32_t> cand, acc(k);
-  if (mask) {
+  RuleInput rule_in;
+  if (rules) {
+    if (m > UINT32_MAX) throw Error(ErrorCategory::internal, "crossed batch: a run of 2^32 candidates");
+    const std::vector<std::uint32_t> hist = rule_lengths(src.run, rule_in);
+    std::uint32_t sorted = 0;
+    for (std::size_t len = 0; len < hist.size(); ++len)
+      if (hist[len]) {
+        lengths.push_back({sorted, hist[len], std::uint32_t(len)});
+        sorted += hist[len];
+      }
+    m = sorted;  // the candidates no rule rejected
+    core_.n = k * m;
+    if (core_.n == 0) return;
+  } else if (mask) {
     if (mask->length() > std::size_t(hd::kMaxPasswordBytes) || m > UINT32_MAX)
       throw Error(ErrorCategory::internal, "crossed batch: a mask over 511 positions or 2^32 candidates");
     lengths.push_back({0, std::uint32_t(m), std::uint32_t(mask->length())});
@@ -418,6 +442,7 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
         if (k_.fits(k_.configs[c], int(pl), int(sl))) return c;
     return -1;
   };
+  const std::size_t n = core_.n;
   std::vector<CrossBlock> blocks;
   std::vector<int> block_cfg;
   std::vector<std::uint32_t> block_rounds;
@@ -474,14 +499,16 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   std::vector<std::size_t> run_byte;  // strings: where each length run's bytes start
   if (mask) {
     for (std::size_t i = 0; i < positions; ++i) cand_bytes += mask->charset(i).size();
-  } else {
+  } else {  // strings, or the rules' candidates placed on the device
     for (const LengthRun& l : lengths) {
       run_byte.push_back(cand_bytes);
       cand_bytes += std::size_t(l.count) * l.pl;
     }
   }
+  const bool host_bytes = !mask && !rules;  // the candidates' bytes go through the staging
   Staging lay;
-  const std::size_t p_cand = lay.add(cand_bytes), p_at = lay.add(mask ? 0 : 4 * m), p_ci = lay.add(mask ? 0 : 4 * m),
+  const std::size_t p_cand = lay.add(rules ? 0 : cand_bytes), p_at = lay.add(host_bytes ? 4 * m : 0),
+                    p_ci = lay.add(host_bytes ? 4 * m : 0), p_table = lay.add(rules ? 4 * 4 * kRuleLengths : 0),
                     p_sets = lay.add(sizeof(uint2) * positions), p_salt = lay.add(16 * k), p_sl = lay.add(k),
                     p_rounds = lay.add(4 * k), p_ai = lay.add(4 * k), p_blocks = lay.add(sizeof(CrossBlock) * blocks.size());
   core_.staging = core_.pinned(lay.total);
@@ -494,6 +521,14 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
       std::memcpy(part(p_cand) + off, set.data(), set.size());
       sets[i] = uint2{std::uint32_t(off), std::uint32_t(set.size())};
       off += set.size();
+    }
+  } else if (rules) {
+    // Per length: no count (the device's), the cursor at 0, the first sorted index and byte.
+    auto* table = reinterpret_cast<std::uint32_t*>(part(p_table));
+    std::memset(table, 0, 4 * 4 * kRuleLengths);
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      table[2 * kRuleLengths + lengths[r].pl] = lengths[r].c0;
+      table[3 * kRuleLengths + lengths[r].pl] = std::uint32_t(run_byte[r]);
     }
   } else {
     auto* at = reinterpret_cast<std::uint32_t*>(part(p_at));
@@ -523,9 +558,22 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   }
   std::memcpy(part(p_blocks), blocks.data(), sizeof(CrossBlock) * blocks.size());
   const cudaStream_t stream = core_.stream;
-  upload(d_cand_, core_.staging, lay, p_cand, stream);
-  upload(d_cand_at_, core_.staging, lay, p_at, stream);
-  upload(d_cand_index_, core_.staging, lay, p_ci, stream);
+  if (rules) {
+    // Pass 2: the candidates made again, each put at its sorted place.
+    upload(d_rule_table_, core_.staging, lay, p_table, stream);
+    d_cand_ = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, cand_bytes), stream);
+    d_cand_at_ = DeviceBuffer<std::uint32_t>(m, stream);
+    d_cand_index_ = DeviceBuffer<std::uint32_t>(m, stream);
+    std::uint32_t* t = d_rule_table_.get();
+    launch_rule_place(rule_in, d_rule_len_.get(),
+                      {t + 2 * kRuleLengths, t + 3 * kRuleLengths, t + kRuleLengths, d_cand_.get(), d_cand_at_.get(),
+                       d_cand_index_.get()},
+                      stream);
+  } else {
+    upload(d_cand_, core_.staging, lay, p_cand, stream);
+    upload(d_cand_at_, core_.staging, lay, p_at, stream);
+    upload(d_cand_index_, core_.staging, lay, p_ci, stream);
+  }
   upload(d_mask_sets_, core_.staging, lay, p_sets, stream);
   upload(d_acc_salt_, core_.staging, lay, p_salt, stream);
   upload(d_acc_sl_, core_.staging, lay, p_sl, stream);
@@ -548,7 +596,7 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
   in.cand_index = d_cand_index_.get();
   if (mask) {
     in.mask_len = int(positions);
-    in.mask_first = src.mask.first;
+    in.mask_first = src.run.first;
     in.mask_chars = d_cand_.get();
     in.mask_sets = d_mask_sets_.get();
   }
@@ -560,6 +608,70 @@ void RoundMethodBatch::pack_cross(const JobSource& src) {
                            core_.d_pair.get()};
   launch_cross_expand(in, out, stream);
   allocate_rounds(std::size_t(bytes), tmpl_words);
+}
+
+std::vector<std::uint32_t> RoundMethodBatch::rule_lengths(const CandidateRun& run, RuleInput& in) {
+  const std::uint64_t r = run.rules.size(), w0 = run.first / r, w1 = (run.first + run.count - 1) / r + 1;
+  const std::span<const std::string_view> words = run.words.subspan(std::size_t(w0), std::size_t(w1 - w0));
+  std::size_t word_bytes = 0, op_count = 0;
+  for (const std::string_view w : words) word_bytes += w.size();
+  for (const Rule& rule : run.rules) op_count += rule.ops().size();
+  if (word_bytes > UINT32_MAX) throw Error(ErrorCategory::internal, "crossed batch: a run's words over 4 GiB");
+  Staging lay;
+  const std::size_t p_words = lay.add(word_bytes), p_word_at = lay.add(4 * (words.size() + 1)),
+                    p_ops = lay.add(sizeof(RuleOp) * op_count), p_rule_at = lay.add(4 * (r + 1)),
+                    p_hist = lay.add(4 * kRuleLengths);
+  // The words are password material: this staging is wiped before it goes back, whatever happens.
+  PinnedBuffer<std::uint8_t> staging = core_.pinned(lay.total);
+  const cudaStream_t stream = core_.stream;
+  struct Wiped {
+    PinnedBuffer<std::uint8_t>& buffer;
+    PinnedPool* pool;
+    cudaStream_t stream;
+    ~Wiped() {
+      cudaStreamSynchronize(stream);  // no copy reads it any more (at once on the normal path)
+      std::memset(buffer.get(), 0, buffer.bytes());
+      if (pool) pool->give(std::move(buffer));
+    }
+  } wiped{staging, core_.pool, stream};
+  std::uint8_t* h = staging.get();
+  auto* word_at = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_word_at].first);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    word_at[i] = std::uint32_t(at);
+    if (words[i].size() > kMaxCandidateBytes)
+      throw Error(ErrorCategory::internal, "crossed batch: a rule run's word over 511 bytes");
+    std::memcpy(h + lay.parts[p_words].first + at, words[i].data(), words[i].size());
+    at += words[i].size();
+  }
+  word_at[words.size()] = std::uint32_t(at);
+  auto* ops = reinterpret_cast<RuleOp*>(h + lay.parts[p_ops].first);
+  auto* rule_at = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_rule_at].first);
+  std::size_t op = 0;
+  for (std::size_t i = 0; i < r; ++i) {
+    rule_at[i] = std::uint32_t(op);
+    for (const Rule::Op& o : run.rules[i].ops()) ops[op++] = RuleOp{std::uint8_t(o.fn), o.a, o.b, 0};
+  }
+  rule_at[r] = std::uint32_t(op);
+  upload(d_words_, staging, lay, p_words, stream);
+  upload(d_word_at_, staging, lay, p_word_at, stream);
+  upload(d_rule_ops_, staging, lay, p_ops, stream);
+  upload(d_rule_at_, staging, lay, p_rule_at, stream);
+  d_rule_len_ = DeviceBuffer<std::uint16_t>(std::size_t(run.count), stream);
+  d_rule_table_ = DeviceBuffer<std::uint32_t>(4 * kRuleLengths, stream);
+  WK_CUDA_CHECK(cudaMemsetAsync(d_rule_table_.get(), 0, d_rule_table_.bytes(), stream));
+  in.words = d_words_.get();
+  in.word_at = d_word_at_.get();
+  in.ops = d_rule_ops_.get();
+  in.rule_at = d_rule_at_.get();
+  in.first = run.first;
+  in.count = std::uint32_t(run.count);
+  in.rules = std::uint32_t(r);
+  launch_rule_lengths(in, d_rule_len_.get(), d_rule_table_.get(), stream);
+  auto* hist = reinterpret_cast<std::uint32_t*>(h + lay.parts[p_hist].first);
+  WK_CUDA_CHECK(cudaMemcpyAsync(hist, d_rule_table_.get(), 4 * kRuleLengths, cudaMemcpyDeviceToHost, stream));
+  wait_sleeping(stream);
+  return std::vector<std::uint32_t>(hist, hist + kRuleLengths);
 }
 
 void RoundMethodBatch::make_parts() {
@@ -588,6 +700,7 @@ void RoundMethodBatch::wipe() noexcept {
   const cudaStream_t stream = core_.stream;
   wipe_device(d_pw_, stream);
   wipe_device(d_cand_, stream);
+  wipe_device(d_words_, stream);
   wipe_device(d_pseq_, stream);
   wipe_device(d_sseq_, stream);
   wipe_device(d_tmpl_, stream);
