@@ -313,12 +313,23 @@ int run_crypt(cipher::IdeaDirection direction, const CryptArgs& a) {
   exec.rung = a.variant;
   std::replace(exec.rung.begin(), exec.rung.end(), '-', '_');
   if (!exec.rung.empty()) wk::check_rung_name("--variant", cipher::idea_rungs(), exec.rung);
+  // --gpus naming GPUs: before CUDA starts, the runtime is shown only those, so its start
+  // initializes only them (about 0.25 s for each GPU it sees); they become devices 0 .. k-1 and
+  // describe() keeps the ids given. An id that does not exist is left to the check below.
+  std::vector<int> named;
+  if (a.gpus != "all" && wk::parse_device_choice(a.device) != wk::DeviceChoice::cpu) {
+    named = parse_flag("--gpus", [&] { return wk::parse_gpu_list(a.gpus); });
+    if (wk::app::restrict_visible_gpus(named)) exec.gpu_labels = named;
+  }
   const BackendSelection sel = wk::app::choose_backend(kProg, a.device, a.quiet);
   exec.backend = sel.backend;
   if (sel.backend == Backend::gpu) {
     // "all" stays empty: every GPU for the deployed rung, the first one for the rungs below it
     // (an explicit list of several is an error for those, which says so).
-    if (a.gpus != "all") exec.gpus = parse_flag("--gpus", [&] { return wk::parse_gpu_list(a.gpus, sel.gpu.device_count); });
+    if (!exec.gpu_labels.empty())
+      for (std::size_t i = 0; i < named.size(); ++i) exec.gpus.push_back(int(i));
+    else if (a.gpus != "all")
+      exec.gpus = parse_flag("--gpus", [&] { return wk::parse_gpu_list(a.gpus, sel.gpu.device_count); });
     exec.cpu_percent = a.cpu_percent;
   }
   std::unique_ptr<cipher::IdeaExecutor> executor;

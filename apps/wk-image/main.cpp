@@ -345,6 +345,14 @@ int main(int argc, char** argv) {
     // Usage errors before anything else: before a backend is chosen, a notice printed or a file touched.
     in_app_terms([&] { pipeline::validate_options(job); });
     if (quiet) wk::app::silence_library_messages();
+    // --gpus naming GPUs: before CUDA starts, the runtime is shown only those, so its start
+    // initializes only them (about 0.25 s for each GPU it sees); they become devices 0 .. k-1 and
+    // the notices and the report keep the ids given. An id that does not exist is left to the
+    // job's check, which names it.
+    if (!job.gpus.empty() && parse_device_choice(device) != DeviceChoice::cpu && wk::app::restrict_visible_gpus(job.gpus)) {
+      job.gpu_labels = job.gpus;
+      for (std::size_t i = 0; i < job.gpus.size(); ++i) job.gpus[i] = int(i);
+    }
     // auto: the GPU backend begun on the CPU (FolderJobOptions::start_on_cpu): no CUDA call
     // before the first file; the start-up thread says on the notice line when there is no GPU.
     BackendSelection sel;

@@ -64,6 +64,15 @@ TEST_CASE("wk-image --gpus spreads images over every GPU with CPU-identical outp
   CHECK_THAT(report, Catch::Contains("\"gpu0\"") && Catch::Contains("\"gpu1\""));
   for (const auto& e : fs::directory_iterator(dir / "cpu"))
     CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "gpu" / e.path().filename()));
+  // --gpus 1: the runtime is shown GPU 1 alone (its start initializes no other), where it is
+  // device 0; the report still names it gpu1.
+  const auto second = wk_image("gray -q --device gpu --gpus 1", dir / "in", dir / "second", dir / "s.json");
+  INFO(second.output);
+  REQUIRE(second.exit_code == 0);
+  const std::string second_report = wk::test::read_bytes(dir / "s.json");
+  CHECK_THAT(second_report, Catch::Contains("\"gpu1\"") && !Catch::Contains("\"gpu0\""));
+  for (const auto& e : fs::directory_iterator(dir / "cpu"))
+    CHECK(wk::test::read_bytes(e.path()) == wk::test::read_bytes(dir / "second" / e.path().filename()));
   // JPEGs in and out: with nvJPEG each GPU's decoding thread and encoders take part.
   REQUIRE(make_images(dir / "jin", "--count 40 --size 1280x720 --formats jpg").exit_code == 0);
   const auto jpeg = wk_image("gray,gauss:5 -q --device gpu --gpus 0,1 --threads 8 --jpeg-batch 4", dir / "jin", dir / "jout", dir / "j.json");

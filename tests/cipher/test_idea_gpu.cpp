@@ -307,6 +307,13 @@ TEST_CASE("wk-crypt --gpus: every GPU of the machine gives the one-GPU bytes, bo
   crypt("encrypt --device gpu --chunk-mib 1 --gpus all " + p + " " + at("c"));
   crypt("decrypt --device gpu --chunk-mib 1 --gpus 1 " + at("c") + " " + at("b"));  // new outputs: no --force
   CHECK(test::read_bytes(dir / "b") == test::read_bytes(dir / "p"));
+  // --gpus 1 shows the runtime GPU 1 alone, where it is device 0: the summary still says GPU 1.
+  const auto second = test::run(std::string(WK_CRYPT_EXE) + " decrypt --device gpu --chunk-mib 1 --gpus 1 --key " +
+                                sh_quote(key.string()) + " " + at("c") + " " + at("b1"));
+  INFO(second.output);
+  REQUIRE(second.exit_code == 0);
+  CHECK_THAT(second.output, Catch::Contains("on GPU 1 ("));
+  CHECK(test::read_bytes(dir / "b1") == test::read_bytes(dir / "p"));
   crypt("decrypt --device cpu " + at("c") + " " + at("b2"));
   CHECK(test::read_bytes(dir / "b2") == test::read_bytes(dir / "p"));
 }

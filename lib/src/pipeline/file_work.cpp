@@ -136,7 +136,7 @@ io::NvjpegEncoder* gpu_jpeg_encoder(WorkerPipelines& wp, const fs::path& out, co
       if (auto library = wp.encode_library.get())
         wp.encoder.emplace(std::move(library), opt.encode.jpeg_quality, wp.pick().stream());
     } catch (const std::exception& e) {
-      rep.notice("GPU " + std::to_string(wp.device) + ": " + e.what() + "; this worker encodes JPEGs with OpenCV");
+      rep.notice("GPU " + std::to_string(wp.opt.gpu_label(wp.device)) + ": " + e.what() + "; this worker encodes JPEGs with OpenCV");
     }
   }
   return wp.encoder ? &*wp.encoder : nullptr;
@@ -202,7 +202,7 @@ void finish_file(Shared& sh, FileWork& fw, WorkerPipelines& wp, const cv::Mat* h
     } catch (const Error& e) {
       if (e.category() != ErrorCategory::cuda || wp.device < 0 || wp.gpu_failed) throw;
       wp.lose_gpu();
-      rep.notice("GPU " + std::to_string(wp.device) + " failed on " + r.path + " (" + e.what() +
+      rep.notice("GPU " + std::to_string(wp.opt.gpu_label(wp.device)) + " failed on " + r.path + " (" + e.what() +
                  "); this worker continues on the CPU");
       side.clear();
       encoded.clear();
@@ -362,7 +362,7 @@ void run_on_small_image(image::Pipeline& pipeline, io::NvjpegEncoder* encoder) {
   pipeline.run_device(image, -1, &side, sink);
 }
 
-std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, const std::function<void(const std::string&)>& notice,
+std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, int label, const std::function<void(const std::string&)>& notice,
                                                        JpegDecodeService* service) {
   // The decode service's handle where there is one (a hardware-backend handle encodes as well):
   // one handle per GPU. Two made at once took ~0.28 s and ~0.56 s, and the decoder's state then
@@ -374,7 +374,7 @@ std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, const std::fu
     WK_CUDA_CHECK(cudaSetDevice(device));
     return std::make_shared<io::NvjpegLibrary>(false);
   } catch (const std::exception& e) {
-    notice("GPU " + std::to_string(device) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
+    notice("GPU " + std::to_string(label) + ": " + e.what() + "; JPEGs are encoded with OpenCV");
     return nullptr;
   }
 }

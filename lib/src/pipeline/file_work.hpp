@@ -101,7 +101,7 @@ struct WorkerPipelines {
 
   image::Pipeline& pick();
   bool on_gpu() const { return device >= 0 && !gpu_failed; }
-  std::string name() const { return on_gpu() ? "gpu" + std::to_string(device) : "cpu"; }
+  std::string name() const { return on_gpu() ? "gpu" + std::to_string(opt.gpu_label(device)) : "cpu"; }
   void lose_gpu() {
     gpu_failed = true;
     encoder.reset();
@@ -168,7 +168,7 @@ void warm_up(WorkerPipelines& wp, const FolderJobOptions& opt, Reporter& rep);
 void run_on_small_image(image::Pipeline& pipeline, io::NvjpegEncoder* encoder);
 // The nvJPEG library handle the encoders of `device` share, or null (said through `notice`)
 // when it does not start: that GPU's JPEGs are then encoded with OpenCV.
-std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, const std::function<void(const std::string&)>& notice,
+std::shared_ptr<io::NvjpegLibrary> make_encode_library(int device, int label, const std::function<void(const std::string&)>& notice,
                                                        JpegDecodeService* service);
 
 }  // namespace wk::pipeline

@@ -356,7 +356,7 @@ void FolderRun::start_gpu_side() {
   cpu_phase_workers = hw >= 4 ? std::max(1, std::min(workers, hw - 2)) : workers;
   if (!start_the_gpu) return;
   StartPlan sp{opt.gpus, workers, setup.nvjpeg_decode, setup.nvjpeg_encode, opt.jpeg_batch, opt.encode.jpeg_quality, {},
-               opt.pipeline_text, opt.pipeline_options, plan.t0, opt.gpu_share_index, opt.gpu_share_count};
+               opt.pipeline_text, opt.pipeline_options, plan.t0, opt.gpu_share_index, opt.gpu_share_count, opt.gpu_labels};
   sp.warm_jpegs = warm_jpegs;
   startup = start_gpu_in_background(std::move(sp), [this](const std::string& m) { rep.notice(m); });
 }
@@ -373,6 +373,7 @@ void FolderRun::start_services() {
     if (setup.nvjpeg_decode) {
       JpegDecodeService::Options o;
       o.device = device;
+      o.label = opt.gpu_label(device);
       o.batch = opt.jpeg_batch;
       o.producers = count;
       // The warm-up batch makes the decode state and sizes every place for the job's longest
@@ -386,7 +387,8 @@ void FolderRun::start_services() {
       encode_libraries[device] =
           std::async(std::launch::async, [this, device = device,
                                           service = setup.nvjpeg_decode ? services[device].get() : nullptr] {
-            return make_encode_library(device, [this](const std::string& m) { rep.notice(m); }, service);
+            return make_encode_library(device, opt.gpu_label(device), [this](const std::string& m) { rep.notice(m); },
+                                       service);
           }).share();
   }
 }

@@ -109,6 +109,7 @@ void start_gpu(const std::shared_ptr<GpuStartup>& st, const StartPlan& plan) {
         if (st->services.count(d)) continue;  // a GPU listed twice
         JpegDecodeService::Options o;
         o.device = d;
+        o.label = plan.gpu_label(d);
         o.batch = plan.jpeg_batch;
         o.producers = producers[d];
         o.warm_jpegs = plan.warm_jpegs;
@@ -131,7 +132,7 @@ void start_gpu(const std::shared_ptr<GpuStartup>& st, const StartPlan& plan) {
         std::lock_guard<std::mutex> lock(st->m);
         if (st->services.count(d)) service = st->services.at(d).get();
       }
-      library = make_encode_library(d, [&st](const std::string& m) { st->tell(m); }, service);
+      library = make_encode_library(d, plan.gpu_label(d), [&st](const std::string& m) { st->tell(m); }, service);
     }
     try {
       WK_CUDA_CHECK(cudaSetDevice(d));

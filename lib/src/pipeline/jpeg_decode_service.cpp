@@ -31,7 +31,7 @@ std::size_t pixel_bytes(const FileWork& fw) {
 }  // namespace
 
 JpegDecodeService::JpegDecodeService(Options o)
-    : device_(o.device), notice_(std::move(o.notice)), warm_jpegs_(std::move(o.warm_jpegs)),
+    : device_(o.device), label_(o.label >= 0 ? o.label : o.device), notice_(std::move(o.notice)), warm_jpegs_(std::move(o.warm_jpegs)),
       batch_(std::max(1, o.batch)),
       producers_(o.producers), inspect_by_(inspect_by_from_environment()) {
   thread_ = std::thread([this] { run(); });
@@ -193,7 +193,7 @@ void JpegDecodeService::run() {
     warm_up(*decoder, *stream);
   } catch (const std::exception& e) {
     if (!library_told) library_made_.set_value(nullptr);
-    if (notice_) notice_("GPU " + std::to_string(device_) + ": nvJPEG decoding could not start (" + e.what() +
+    if (notice_) notice_("GPU " + std::to_string(label_) + ": nvJPEG decoding could not start (" + e.what() +
                          "); JPEGs are decoded with OpenCV");
     std::lock_guard<std::mutex> lock(mutex_);
     batch_ = 0;
@@ -396,7 +396,7 @@ void JpegDecodeService::decode(std::vector<std::unique_ptr<FileWork>>& batch, io
         fw->r.height = fw->jpeg.height;
       }
     } catch (const std::exception& e) {
-      std::string msg = "GPU " + std::to_string(device_) + ": nvJPEG failed on a batch of " + std::to_string(files.size()) +
+      std::string msg = "GPU " + std::to_string(label_) + ": nvJPEG failed on a batch of " + std::to_string(files.size()) +
                         " JPEGs from " + files.front()->r.path + " (" + e.what() + "); they are decoded with OpenCV";
       const auto* err = dynamic_cast<const Error*>(&e);
       if (err && err->category() == ErrorCategory::cuda) {

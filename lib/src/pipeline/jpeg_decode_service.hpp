@@ -37,6 +37,7 @@ class JpegDecodeService {
 
   struct Options {
     int device = 0;
+    int label = -1;        // the GPU's id in notices (FolderJobOptions::gpu_label); -1: device
     int batch = 64;        // the most JPEGs per decode call
     int producers = 1;     // workers that will submit (each calls producer_done() once)
     // JPEGs of the job (its first ones, in order). The longest of them (in bytes; none longer
@@ -138,6 +139,7 @@ class JpegDecodeService {
   static InspectBy inspect_by_from_environment();
 
   const int device_;
+  const int label_;  // its id in notices
   Notice notice_;
   const std::vector<std::filesystem::path> warm_jpegs_;
   std::mutex mutex_;

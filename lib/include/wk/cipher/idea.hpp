@@ -192,6 +192,9 @@ struct IdeaExecution {
   double cpu_percent = 0;  // deployed rung: share of the blocks the CPU does while the GPUs do the rest
   int cpu_threads = 0;     // 0: every core (minus one per GPU when the CPU shares the work)
   std::string rung;        // a name from idea_rungs(); empty: the default rung of the first GPU
+  // The id device d has in describe(): gpu_labels[d], d itself when there is none (wk-crypt sets
+  // them when --gpus shows the runtime only the GPUs named).
+  std::vector<int> gpu_labels;
 };
 
 class IdeaExecutor {

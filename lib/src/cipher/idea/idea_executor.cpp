@@ -68,7 +68,9 @@ std::string IdeaExecutor::describe() const {
   std::string s = engines_.size() == 1 ? "GPU " : "GPUs ";
   for (std::size_t i = 0; i < engines_.size(); ++i) {
     if (i) s += ',';
-    s += std::to_string(engines_[i].device());
+    const int d = engines_[i].device();
+    const std::vector<int>& labels = execution_.gpu_labels;
+    s += std::to_string(d >= 0 && std::size_t(d) < labels.size() ? labels[std::size_t(d)] : d);
   }
   s += std::string(" (") + rung_ + ")";
   if (execution_.cpu_percent > 0) {
