@@ -288,6 +288,11 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
                           typed.fd() >= 0 ? fmt::format(", after {:.0f} ms at the prompts", ms(t_typed - t_start))
                                           : std::string(),
                           ms(Clock::now() - t_run)));
+    const hash::LineStages& st = counts.stages;
+    detail(c, fmt::format("stages{}: builder read {:.1f} ms, prepared {:.1f} ms, waited {:.1f} ms for room in the engine; "
+                          "writer waited {:.1f} ms for the engine, wrote {:.1f} ms",
+                          distributed ? " (this rank)" : "", st.read_s * 1e3, st.prepare_s * 1e3, st.builder_wait_s * 1e3,
+                          st.writer_wait_s * 1e3, st.write_s * 1e3));
     if (distributed)
       detail(c, fmt::format("the {} ranks read {} bytes of the {}-byte input in all, each its own byte ranges",
                             dist::world().size, input.bytes_read(), input.size_bytes().value_or(0)));

@@ -312,7 +312,15 @@ class RangedInput final : public LineInput::Impl {
 struct SliceCounts {
   std::uint64_t failed = 0, matched = 0, mismatched = 0;
   std::uint64_t lines = 0;
+  LineStages stages;
 };
+
+// Seconds since `t0`, added to `total`; t0 moves to now.
+void lap(std::chrono::steady_clock::time_point& t0, double& total) {
+  const auto now = std::chrono::steady_clock::now();
+  total += std::chrono::duration<double>(now - t0).count();
+  t0 = now;
+}
 
 // Runs the input's slices through three stages:
 //   this thread   takes slice i from the input and fills it -- fill(slice) makes the jobs of its
@@ -337,13 +345,17 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
   };
 
   SliceCounts total;
+  LineStages& stages = total.stages;
   auto finish = [&](Slice& sl) {
+    auto t0 = std::chrono::steady_clock::now();
     // Progress comes from the oldest slice's counter while it computes.
     while (sl.running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
       input.computing(sl.in, std::min(sl.done.load(), sl.in.size()));
     sl.running.get();
+    lap(t0, stages.writer_wait_s);
     nvtx::Range r("write", nvtx::Color::io, std::int64_t(sl.in.chunk.begin));
     const SliceCounts c = write(sl);
+    lap(t0, stages.write_s);
     total.failed += c.failed;
     total.matched += c.matched;
     total.mismatched += c.mismatched;
@@ -399,15 +411,20 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
   };
   {
     Join join{writer, mutex, changed, stop};
+    auto t0 = std::chrono::steady_clock::now();
     for (std::size_t i = 0;; ++i) {
       {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] { return stop || i < written + in_engine + 1; });
         if (stop) break;
       }
+      lap(t0, stages.builder_wait_s);
       Slice& sl = ring[i % ring_size];
-      if (!input.next(sl.in)) break;
+      const bool more = input.next(sl.in);
+      lap(t0, stages.read_s);
+      if (!more) break;
       start(sl);
+      lap(t0, stages.prepare_s);
       {
         std::lock_guard lock(mutex);
         launched = i + 1;
@@ -749,7 +766,7 @@ LineCounts run_lines(LineInput& input, LineSink& sink, const EngineAccess& engin
                             : run_line_jobs(in, sink, engine, job, options.in_engine);
   std::vector<std::uint64_t> sums{c.lines, c.failed, c.matched, c.mismatched};
   in.finish(sums);
-  return {sums[0], sums[1], sums[2], sums[3]};
+  return {sums[0], sums[1], sums[2], sums[3], c.stages};
 }
 
 }  // namespace wk::hash

@@ -85,11 +85,21 @@ class LineSink {
 };
 
 // What a run did: over every process of the world for dealt input.
+// Where the pipeline's two host threads spent the run (seconds; this process's): the builder
+// reads slices, prepares their jobs on all cores and waits for room in the engine; the writer
+// waits for the oldest slice's jobs, then makes its output text on all cores and writes it. A
+// builder or writer that never waits bounds the run; both waiting: the engine does.
+struct LineStages {
+  double read_s = 0, prepare_s = 0, builder_wait_s = 0;
+  double writer_wait_s = 0, write_s = 0;
+};
+
 struct LineCounts {
   std::uint64_t lines = 0;
   std::uint64_t failed = 0;      // lines reported to LineSink::failed
   std::uint64_t matched = 0;     // verify
   std::uint64_t mismatched = 0;  // verify
+  LineStages stages;
 };
 
 // The crypt engine, when the run first needs it: called from the engine's threads (the caller may
