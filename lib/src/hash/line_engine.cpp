@@ -73,6 +73,8 @@ struct LineInput::Impl {
   virtual void finish(std::vector<std::uint64_t>& counts) { (void)counts; }
   // Input bytes this process has read so far; dealt input, after finish(): every process's.
   virtual std::uint64_t bytes_read() const = 0;
+  // Whether next() may run on a thread of its own, beside write(), written() and computing().
+  virtual bool reads_ahead() const { return false; }
 };
 
 namespace {
@@ -104,6 +106,8 @@ class StreamInput final : public LineInput::Impl {
     return true;
   }
   void write(std::string_view text) override { sink_->write(text); }
+  // next() touches only the reader and the slice it fills; the others, the sink.
+  bool reads_ahead() const override { return true; }
   void written(const SliceInput& in) override { sink_->progress(in.chunk.end, in.bytes_end); }
   void computing(const SliceInput& in, std::size_t done) override {
     const std::size_t n = std::max<std::size_t>(1, in.size());
@@ -322,10 +326,12 @@ void lap(std::chrono::steady_clock::time_point& t0, double& total) {
   t0 = now;
 }
 
-// Runs the input's slices through three stages:
-//   this thread   takes slice i from the input and fills it -- fill(slice) makes the jobs of its
-//                 lines on all cores: split the lines, draw salts -- and starts compute(slice) on a
-//                 thread of its own;
+// Runs the input's slices through three stages (four with a reader):
+//   a reader      where the input reads ahead (Impl::reads_ahead): reads slice i from the input
+//                 (and locates its lines) while slice i - 1 is filled;
+//   this thread   takes slice i from the input (or the reader) and fills it -- fill(slice) makes
+//                 the jobs of its lines on all cores: split the lines, draw salts -- and starts
+//                 compute(slice) on a thread of its own;
 //   the engine    up to in_engine slices at once, each on its own thread; compute sets slice.done
 //                 as jobs finish (progress);
 //   a writer      waits for the slices in input order; write(slice) makes its output text on all
@@ -336,7 +342,9 @@ void lap(std::chrono::steady_clock::time_point& t0, double& total) {
 template <class Slice, class Fill, class Compute, class Write>
 SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fill, Compute compute, Write write) {
   in_engine = std::clamp<std::size_t>(in_engine, 1, 64);
-  const std::size_t ring_size = in_engine + 2;  // + one being built, one being written
+  const bool reader_thread = input.reads_ahead();
+  // + one being built, one being written, and one being read ahead.
+  const std::size_t ring_size = in_engine + (reader_thread ? 3 : 2);
   auto start = [&](Slice& sl) {
     nvtx::Range r("prepare", nvtx::Color::compute, std::int64_t(sl.in.chunk.begin));
     fill(sl);
@@ -368,6 +376,8 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t launched = 0, written = 0;
+  std::size_t read = 0;       // slices the reader has read
+  bool input_ended = false;   // the reader found no more
   bool all_launched = false;
   bool stop = false;  // set by either side on an exception
   std::exception_ptr writer_error;
@@ -393,8 +403,38 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
       changed.notify_all();
     }
   });
-  // Whatever happens here, the writer ends and is joined before the ring goes (each slice's
-  // future then waits for its engine thread when destroyed).
+  std::exception_ptr reader_error;
+  std::thread reader;
+  if (reader_thread)
+    reader = std::thread([&] {
+      try {
+        auto t0 = std::chrono::steady_clock::now();
+        for (std::size_t i = 0;; ++i) {
+          {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return stop || i < written + ring_size; });  // its slot written out
+            if (stop) return;
+          }
+          t0 = std::chrono::steady_clock::now();
+          const bool more = input.next(ring[i % ring_size].in);
+          {
+            std::lock_guard lock(mutex);
+            lap(t0, stages.read_s);
+            if (more) read = i + 1;
+            else input_ended = true;
+          }
+          changed.notify_all();
+          if (!more) return;
+        }
+      } catch (...) {
+        reader_error = std::current_exception();
+        std::lock_guard lock(mutex);
+        stop = true;
+        changed.notify_all();
+      }
+    });
+  // Whatever happens here, the reader and the writer end and are joined before the ring goes
+  // (each slice's future then waits for its engine thread when destroyed).
   struct Join {
     std::thread& t;
     std::mutex& m;
@@ -406,22 +446,29 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
         stop = true;
       }
       cv.notify_all();
-      t.join();
+      if (t.joinable()) t.join();
     }
   };
   {
     Join join{writer, mutex, changed, stop};
+    Join join_reader{reader, mutex, changed, stop};
     auto t0 = std::chrono::steady_clock::now();
     for (std::size_t i = 0;; ++i) {
+      bool more = true;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || i < written + in_engine + 1; });
+        changed.wait(lock, [&] {
+          return stop || (i < written + in_engine + 1 && (!reader_thread || i < read || input_ended));
+        });
         if (stop) break;
+        more = !reader_thread || i < read;
       }
       lap(t0, stages.builder_wait_s);
       Slice& sl = ring[i % ring_size];
-      const bool more = input.next(sl.in);
-      lap(t0, stages.read_s);
+      if (!reader_thread) {
+        more = input.next(sl.in);
+        lap(t0, stages.read_s);
+      }
       if (!more) break;
       start(sl);
       lap(t0, stages.prepare_s);
@@ -437,6 +484,7 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
     changed.notify_all();
     changed.wait(lock, [&] { return stop || written == launched; });
   }
+  if (reader_error) std::rethrow_exception(reader_error);
   if (writer_error) std::rethrow_exception(writer_error);
   return total;
 }
