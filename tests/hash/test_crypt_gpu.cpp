@@ -571,6 +571,35 @@ std::vector<std::string> mask_strings(const Mask& mask, std::uint64_t first, std
   return out;
 }
 
+// Accounts of a crossed batch, from their crypt strings: settings, hash characters, pointers.
+struct CrossedAccounts {
+  std::vector<Setting> settings;
+  std::vector<std::string_view> expected;
+  std::vector<const Setting*> ptrs;
+  explicit CrossedAccounts(const std::vector<std::string>& hashes) {
+    for (const std::string& h : hashes) settings.push_back(*parse_setting(h).setting);
+    for (std::size_t a = 0; a < hashes.size(); ++a) expected.push_back(std::string_view(hashes[a]).substr(settings[a].prefix.size()));
+    for (const Setting& s : settings) ptrs.push_back(&s);
+  }
+};
+
+// The audit of two accounts on the GPU and on the CPU engine, slices of `slice_pairs` pairs: the
+// first account matches at candidate `first`, the second at `second`, on both.
+void check_audit_of_two(CryptEngine& gpu_engine, CryptEngine& cpu_engine, const std::vector<AuditAccount>& two,
+                        const CandidateSource& source, std::size_t slice_pairs, std::uint64_t first, std::uint64_t second) {
+  AuditOptions o;
+  o.slice_pairs = slice_pairs;
+  const AuditResult ga = audit(gpu_engine, two, source, o);
+  const AuditResult ca = audit(cpu_engine, two, source, o);
+  REQUIRE(ga.matches.size() == 2);
+  CHECK(ga.matches[0].account == 0);
+  CHECK(ga.matches[0].candidate == first);
+  CHECK(ga.matches[1].candidate == second);
+  REQUIRE(ca.matches.size() == 2);
+  CHECK(ca.matches[0].candidate == ga.matches[0].candidate);
+  CHECK(ca.matches[1].candidate == ga.matches[1].candidate);
+}
+
 }  // namespace
 
 TEST_CASE("GPU crossed batches: a mask's candidates made on the device match as the same candidates given as strings",
@@ -590,12 +619,9 @@ TEST_CASE("GPU crossed batches: a mask's candidates made on the device match as 
     for (const Vec& x : v) passwords.push_back(x.password);
     const auto want = pairs_to_match(passwords, strings);
     REQUIRE(want.size() > 4);
-    std::vector<Setting> settings;
-    std::vector<std::string_view> expected;
-    for (const std::string& h : hashes) settings.push_back(*parse_setting(h).setting);
-    for (std::size_t a = 0; a < hashes.size(); ++a) expected.push_back(std::string_view(hashes[a]).substr(settings[a].prefix.size()));
-    std::vector<const Setting*> ptrs;
-    for (const Setting& s : settings) ptrs.push_back(&s);
+    const CrossedAccounts accounts(hashes);
+    const std::vector<const Setting*>& ptrs = accounts.ptrs;
+    const std::vector<std::string_view>& expected = accounts.expected;
     {
       Stream stream;
       gpu::DeviceBatch empty(gpu::DeviceBatch::Crossed{}, m, ptrs, CandidateRun{&mask, {}, {}, 0, 0}, gpu::default_variant(m), stream);
@@ -644,19 +670,9 @@ TEST_CASE("GPU CryptEngine::crypt_cross and audit with a mask's run equal the CP
   // crosses several of them and a length's end.
   const Mask inc_mask = Mask::parse("?d?d?d?d");
   const auto inc = mask_source(inc_mask, 2);  // 100 + 1000 + 10000 candidates
-  const std::vector<AuditAccount> one = {{"u", crypt_libxcrypt("$1$onehash", "4321").value()},
+  const std::vector<AuditAccount> two = {{"u", crypt_libxcrypt("$1$onehash", "4321").value()},
                                          {"v", crypt_libxcrypt("$1$other", "77").value()}};
-  AuditOptions o;
-  o.slice_pairs = 1500;
-  const AuditResult ga = audit(gpu_engine, one, *inc, o);
-  const AuditResult ca = audit(cpu_engine, one, *inc, o);
-  REQUIRE(ga.matches.size() == 2);
-  CHECK(ga.matches[0].account == 0);
-  CHECK(ga.matches[0].candidate == 100 + 1000 + 4321);
-  CHECK(ga.matches[1].candidate == 77);
-  REQUIRE(ca.matches.size() == 2);
-  CHECK(ca.matches[0].candidate == ga.matches[0].candidate);
-  CHECK(ca.matches[1].candidate == ga.matches[1].candidate);
+  check_audit_of_two(gpu_engine, cpu_engine, two, *inc, 1500, 100 + 1000 + 4321, 77);
 }
 
 namespace {
@@ -732,12 +748,9 @@ TEST_CASE("GPU crossed batches: words through rules made on the device equal Rul
     if (sanitizer && m != Method::md5crypt) continue;
     std::vector<std::string> hashes;
     for (const std::string& pw : passwords) hashes.push_back(crypt_libxcrypt(tag + random_salt(rng, 8), pw).value());
-    std::vector<Setting> settings;
-    std::vector<std::string_view> expected;
-    for (const std::string& h : hashes) settings.push_back(*parse_setting(h).setting);
-    for (std::size_t a = 0; a < hashes.size(); ++a) expected.push_back(std::string_view(hashes[a]).substr(settings[a].prefix.size()));
-    std::vector<const Setting*> ptrs;
-    for (const Setting& s : settings) ptrs.push_back(&s);
+    const CrossedAccounts accounts(hashes);
+    const std::vector<const Setting*>& ptrs = accounts.ptrs;
+    const std::vector<std::string_view>& expected = accounts.expected;
     for (const gpu::VariantInfo& info : gpu::variants(m)) {
       if ((sanitizer || m != Method::md5crypt) && info.variant != gpu::default_variant(m)) continue;
       CAPTURE(method_name(m), info.name);
@@ -803,17 +816,7 @@ TEST_CASE("GPU CryptEngine::crypt_cross and audit with words through rules equal
   const auto source = rules_source(words, rules);
   const std::vector<AuditAccount> two = {{"u", crypt_libxcrypt("$1$onehash", "epsil0n!").value()},
                                          {"v", crypt_libxcrypt("$1$other", "Beta").value()}};
-  AuditOptions o;
-  o.slice_pairs = 8;
-  const AuditResult ga = audit(gpu_engine, two, *source, o);
-  const AuditResult ca = audit(cpu_engine, two, *source, o);
-  REQUIRE(ga.matches.size() == 2);
-  CHECK(ga.matches[0].account == 0);
-  CHECK(ga.matches[0].candidate == 4 * 6 + 5);
-  CHECK(ga.matches[1].candidate == 1 * 6 + 1);
-  REQUIRE(ca.matches.size() == 2);
-  CHECK(ca.matches[0].candidate == ga.matches[0].candidate);
-  CHECK(ca.matches[1].candidate == ga.matches[1].candidate);
+  check_audit_of_two(gpu_engine, cpu_engine, two, *source, 8, 4 * 6 + 5, 1 * 6 + 1);
 }
 
 TEST_CASE("GPU CryptEngine::crypt_cross: candidates of many lengths over many chunks of the packing", "[gpu][hash][audit]") {
