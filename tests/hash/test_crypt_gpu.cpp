@@ -583,6 +583,22 @@ struct CrossedAccounts {
   }
 };
 
+// crypt_cross of `accounts` (setting, password) on the GPU with `run`, and on the CPU with the
+// run's candidates given as `strings`: both find `want` and reject the same hashes.
+void check_run_against_cpu(CryptEngine& gpu_engine, CryptEngine& cpu_engine,
+                           const std::vector<std::pair<std::string, std::string>>& accounts, const CandidateRun& run,
+                           const std::vector<std::string>& strings,
+                           const std::vector<std::pair<std::uint32_t, std::uint32_t>>& want) {
+  std::vector<std::string> hashes;
+  for (const auto& [setting, pw] : accounts) hashes.push_back(crypt_libxcrypt(setting, pw).value());
+  const std::vector<std::string_view> hv = views_of(hashes), sv = views_of(strings);
+  const CrossResult g = gpu_engine.crypt_cross({hv, {}, run});
+  const CrossResult cpu = cpu_engine.crypt_cross({hv, sv});
+  CHECK(g.matches == want);
+  CHECK(cpu.matches == want);
+  CHECK(g.errors == cpu.errors);
+}
+
 // The audit of two accounts on the GPU and on the CPU engine, slices of `slice_pairs` pairs: the
 // first account matches at candidate `first`, the second at `second`, on both.
 void check_audit_of_two(CryptEngine& gpu_engine, CryptEngine& cpu_engine, const std::vector<AuditAccount>& two,
@@ -655,16 +671,9 @@ TEST_CASE("GPU CryptEngine::crypt_cross and audit with a mask's run equal the CP
       {"ab", strings[100]},           {"$y$j75$abcdefgh", strings[3]},
       {"$5$rounds=1000$q", "x00"},    // x00 is candidate 0: before the run
   };
-  std::vector<std::string> hashes;
-  for (const auto& [setting, pw] : accounts) hashes.push_back(crypt_libxcrypt(setting, pw).value());
-  const std::vector<std::string_view> hv = views_of(hashes), sv = views_of(strings);
   CryptEngine gpu_engine(Backend::gpu), cpu_engine(Backend::cpu);
-  const CrossResult g = gpu_engine.crypt_cross({hv, {}, run});
-  const CrossResult cpu = cpu_engine.crypt_cross({hv, sv});
-  const std::vector<std::pair<std::uint32_t, std::uint32_t>> want = {{0, 5}, {2, 249}, {3, 0}, {4, 17}, {5, 100}, {6, 3}};
-  CHECK(g.matches == want);
-  CHECK(cpu.matches == want);
-  CHECK(g.errors == cpu.errors);
+  check_run_against_cpu(gpu_engine, cpu_engine, accounts, run, strings,
+                        {{0, 5}, {2, 249}, {3, 0}, {4, 17}, {5, 100}, {6, 3}});
 
   // The audit: one md5crypt account, a mask with --increment, slices small enough that the run
   // crosses several of them and a length's end.
@@ -797,20 +806,13 @@ TEST_CASE("GPU CryptEngine::crypt_cross and audit with words through rules equal
       {"$5$rounds=1000$q", "alpha"},  // also candidate 0, before the run
       {"$1$late", "epsil0n!"},        // candidate 29: after the run
   };
-  std::vector<std::string> hashes;
-  for (const auto& [setting, pw] : accounts) hashes.push_back(crypt_libxcrypt(setting, pw).value());
-  const std::vector<std::string_view> hv = views_of(hashes), sv = views_of(strings);
-  CryptEngine gpu_engine(Backend::gpu), cpu_engine(Backend::cpu);
-  const CrossResult g = gpu_engine.crypt_cross({hv, {}, run});
-  const CrossResult cpu = cpu_engine.crypt_cross({hv, sv});
   std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
   for (std::uint32_t a = 0; a < accounts.size(); ++a)
     for (std::uint32_t j = 0; j < strings.size(); ++j)
       if (strings[j] == accounts[a].second) want.emplace_back(a, j);
   REQUIRE(want.size() == 8);  // delta twice (rules ":" and ">5")
-  CHECK(g.matches == want);
-  CHECK(cpu.matches == want);
-  CHECK(g.errors == cpu.errors);
+  CryptEngine gpu_engine(Backend::gpu), cpu_engine(Backend::cpu);
+  check_run_against_cpu(gpu_engine, cpu_engine, accounts, run, strings, want);
 
   // The audit: md5crypt accounts, slices small enough that a run spans several of them.
   const auto source = rules_source(words, rules);
