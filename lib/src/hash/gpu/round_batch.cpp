@@ -362,7 +362,9 @@ void RoundMethodBatch::allocate_rounds(std::size_t pw_total, std::size_t tmpl_wo
 // a0 + j % k (sorted by salt length, then rounds). Per salt length, the candidates' length groups
 // go by configuration, so the ranges are runs of blocks of one configuration, as in the grouped
 // rungs. The host touches each candidate (on all cores) and account once; the pairs are made on
-// the device. A mask's candidates are not touched at all: the device makes them from the mask.
+// the device. A run's candidates are not touched at all: the device makes a mask's from the
+// mask, and a rules run's from its words and rules (rule_lengths, then rule_place), the host
+// reading back only how many there are of each length.
 void RoundMethodBatch::pack_cross(const JobSource& src) {
   const std::span<const std::string_view> cands = src.passwords;
   const Mask* const mask = src.run.mask;       // a mask's candidates, made on the device
