@@ -337,6 +337,16 @@ TEST_CASE("wk-hash on hostile outputs: a full disk, an -o that is a folder, name
   CHECK_THAT(full.output, Catch::Contains("out.txt"));
   CHECK(read_bytes(dir / "out.txt") == "old contents\n");
   for (const auto& e : fs::directory_iterator(dir.path())) CHECK(e.path().filename().string().find(".wk-") == std::string::npos);
+  // The same from a pipe in slices of 16 lines: the write fails while the reader thread reads
+  // ahead, and the run still ends at once with the same error.
+  const auto piped = run("trap '' XFSZ; ulimit -f 8; { cat " + sh_quote((dir / "pw.txt").string()) +
+                         " | WK_HASH_SLICE_LINES=16 " + exe() + " hash --device cpu -q --method md5crypt -o " +
+                         sh_quote((dir / "out.txt").string()) + "; }");
+  INFO(piped.output);
+  CHECK(piped.exit_code == 1);
+  CHECK_THAT(piped.output, Catch::Contains("out.txt"));
+  CHECK(read_bytes(dir / "out.txt") == "old contents\n");
+  for (const auto& e : fs::directory_iterator(dir.path())) CHECK(e.path().filename().string().find(".wk-") == std::string::npos);
 
   // -o naming a folder.
   fs::create_directories(dir / "folder");
