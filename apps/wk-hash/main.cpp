@@ -289,7 +289,7 @@ hash::LineCounts run_line_command(const Common& c, const char* range, hash::Line
                                           : std::string(),
                           ms(Clock::now() - t_run)));
     const hash::LineStages& st = counts.stages;
-    detail(c, fmt::format("stages{}: builder read {:.1f} ms, prepared {:.1f} ms, waited {:.1f} ms for room in the engine; "
+    detail(c, fmt::format("stages{}: read {:.1f} ms, builder prepared {:.1f} ms, waited {:.1f} ms for lines or room in the engine; "
                           "writer waited {:.1f} ms for the engine, wrote {:.1f} ms",
                           distributed ? " (this rank)" : "", st.read_s * 1e3, st.prepare_s * 1e3, st.builder_wait_s * 1e3,
                           st.writer_wait_s * 1e3, st.write_s * 1e3));

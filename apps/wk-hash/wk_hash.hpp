@@ -72,9 +72,7 @@ class EngineStart {
   // For -v after a run: the GPU jobs each GPU took ("" with one GPU or the CPU).
   std::string shares() const;
   // The id --gpus gave for the runtime's device `device`.
-  int shown_id(int device) const {
-    return device >= 0 && std::size_t(device) < shown_.size() ? shown_[std::size_t(device)] : device;
-  }
+  int shown_id(int device) const { return gpu_label(shown_, device); }
 
  private:
   struct Chosen {

@@ -408,14 +408,13 @@ SliceCounts run_pipeline(LineInput::Impl& input, std::size_t in_engine, Fill fil
   if (reader_thread)
     reader = std::thread([&] {
       try {
-        auto t0 = std::chrono::steady_clock::now();
         for (std::size_t i = 0;; ++i) {
           {
             std::unique_lock lock(mutex);
             changed.wait(lock, [&] { return stop || i < written + ring_size; });  // its slot written out
             if (stop) return;
           }
-          t0 = std::chrono::steady_clock::now();
+          auto t0 = std::chrono::steady_clock::now();
           const bool more = input.next(ring[i % ring_size].in);
           {
             std::lock_guard lock(mutex);

@@ -62,7 +62,7 @@ struct StartPlan {
   std::chrono::steady_clock::time_point t0;  // the job's start
   int share_index = 0, share_count = 1;       // FolderJobOptions::gpu_share_*
   std::vector<int> gpu_labels;                // FolderJobOptions::gpu_labels
-  int gpu_label(int device) const { return pipeline::gpu_label(gpu_labels, device); }
+  int gpu_label(int device) const { return wk::gpu_label(gpu_labels, device); }
 };
 
 // Starts the start-up thread: the device count (fast, also without a GPU: a job that ends early

@@ -19,6 +19,13 @@ const char* to_string(Backend b) noexcept;
 // wk::Error{usage} naming the bad item.
 std::vector<int> parse_gpu_list(std::string_view text, int device_count = -1);
 
+// The id the user gave CUDA device `device` (labels[device]: an app whose --gpus showed the
+// runtime only the GPUs named keeps their ids for messages and reports), or the device itself
+// when it has no label.
+inline int gpu_label(const std::vector<int>& labels, int device) {
+  return device >= 0 && std::size_t(device) < labels.size() ? labels[std::size_t(device)] : device;
+}
+
 // What the CUDA runtime says about this machine. Never throws, never hangs: no GPU, no driver,
 // a driver older than the runtime and a GPU this build has no code for all give usable=false
 // with the reason.

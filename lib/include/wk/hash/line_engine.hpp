@@ -85,10 +85,11 @@ class LineSink {
 };
 
 // What a run did: over every process of the world for dealt input.
-// Where the pipeline's two host threads spent the run (seconds; this process's): the builder
-// reads slices, prepares their jobs on all cores and waits for room in the engine; the writer
-// waits for the oldest slice's jobs, then makes its output text on all cores and writes it. A
-// builder or writer that never waits bounds the run; both waiting: the engine does.
+// Where the pipeline's host threads spent the run (seconds; this process's). Reading the slices
+// and locating their lines (read_s) is the builder's, or a reader thread's for a streamed input;
+// the builder prepares their jobs on all cores and waits for the next slice's lines or room in
+// the engine; the writer waits for the oldest slice's jobs, then makes its output text on all
+// cores and writes it. A stage that never waits bounds the run; all of them waiting: the engine.
 struct LineStages {
   double read_s = 0, prepare_s = 0, builder_wait_s = 0;
   double writer_wait_s = 0, write_s = 0;

@@ -41,11 +41,6 @@ enum class JpegDecoder { auto_select, opencv, nvjpeg };
 // threads (bit-identical to the CPU backend).
 enum class JpegEncoder { auto_select, opencv, nvjpeg };
 
-// The id CUDA device `device` has for the user: labels[device], or the device itself.
-inline int gpu_label(const std::vector<int>& labels, int device) {
-  return device >= 0 && std::size_t(device) < labels.size() ? labels[std::size_t(device)] : device;
-}
-
 struct FolderJobOptions {
   std::string pipeline_text;
   image::PipelineOptions pipeline_options;
@@ -54,7 +49,7 @@ struct FolderJobOptions {
   // The id CUDA device d has in notices and the report ("gpu<id>"): gpu_labels[d], d itself when
   // there is none. wk-image sets them when --gpus shows the runtime only the GPUs named.
   std::vector<int> gpu_labels;
-  int gpu_label(int device) const { return pipeline::gpu_label(gpu_labels, device); }
+  int gpu_label(int device) const { return wk::gpu_label(gpu_labels, device); }
   // Files and folders. "-" is standard input, read whole and decoded from memory (JPEG 2000, Sun
   // raster and PFM, which OpenCV decodes only from files, are refused); it must be the only input
   // and go to standard output (outdir "-").

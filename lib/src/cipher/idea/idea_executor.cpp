@@ -15,6 +15,7 @@
 
 #include "cipher/idea/idea_rungs.hpp"
 #include "wk/cipher/idea.hpp"
+#include "wk/core/backend.hpp"
 #include "wk/core/cuda_check.hpp"
 #include "wk/core/error.hpp"
 #include "wk/core/parallel.hpp"
@@ -68,9 +69,7 @@ std::string IdeaExecutor::describe() const {
   std::string s = engines_.size() == 1 ? "GPU " : "GPUs ";
   for (std::size_t i = 0; i < engines_.size(); ++i) {
     if (i) s += ',';
-    const int d = engines_[i].device();
-    const std::vector<int>& labels = execution_.gpu_labels;
-    s += std::to_string(d >= 0 && std::size_t(d) < labels.size() ? labels[std::size_t(d)] : d);
+    s += std::to_string(gpu_label(execution_.gpu_labels, engines_[i].device()));
   }
   s += std::string(" (") + rung_ + ")";
   if (execution_.cpu_percent > 0) {
